@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build the testbed's debug kernel (KASAN, lockdep, kmemleak, DMA-API debug,
+# KUnit) from Debian's linux-source-6.1, cached outside the repository under
+# $VRNIC_CACHE/debug-kernel/<key>, where <key> hashes the source package
+# version, the config fragment and this script.  Prints the cache directory.
+#
+# The result holds:
+#   build/        the O= build tree (out-of-tree modules build against it)
+#   bzImage       the kernel
+#   modules/      INSTALL_MOD_PATH tree (lib/modules/<release>)
+#   release       the kernel release string
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+apt_ensure linux-source-6.1 build-essential bc flex bison libelf-dev \
+	libssl-dev dwarves cpio xz-utils kmod rsync
+
+srcver=$(dpkg-query -W -f='${Version}' linux-source-6.1)
+frag="$TESTBED_DIR/debug-kernel.config"
+key=$( { echo "$srcver"; cat "$frag" "$0"; } | sha256sum | cut -c1-16)
+out="$VRNIC_CACHE/debug-kernel/$key"
+
+if [ -f "$out/.done" ]; then
+	echo "$out"
+	exit 0
+fi
+
+src="$VRNIC_CACHE/linux-source-$srcver"
+if [ ! -f "$src/.unpacked" ]; then
+	log "unpacking linux-source-6.1 $srcver"
+	rm -rf "$src" && mkdir -p "$src"
+	tar -xf /usr/src/linux-source-6.1.tar.xz -C "$src" --strip-components=1
+	touch "$src/.unpacked"
+fi
+
+mkdir -p "$out/build"
+log "configuring debug kernel $key (source $srcver)"
+make -s -C "$src" O="$out/build" x86_64_defconfig >/dev/null
+(cd "$out/build" &&
+ "$src/scripts/kconfig/merge_config.sh" -m -O . .config \
+	"$src/kernel/configs/kvm_guest.config" "$frag" >/dev/null)
+make -s -C "$src" O="$out/build" olddefconfig >/dev/null
+
+# Report fragment lines that did not survive olddefconfig (typos, deps).
+grep -E '^CONFIG_[A-Z0-9_]+=[ym]' "$frag" | while IFS= read -r line; do
+	grep -qx -- "$line" "$out/build/.config" || log "note: $line not set"
+done
+
+log "building (this takes a while on 2 cores; log: $out/build.log)"
+start=$(date +%s)
+if ! make -C "$out/build" -j"$(nproc)" bzImage modules >"$out/build.log" 2>&1; then
+	tail -n 30 "$out/build.log" >&2
+	die "debug kernel build failed, see $out/build.log"
+fi
+make -s -C "$out/build" INSTALL_MOD_PATH="$out/modules" \
+	INSTALL_MOD_STRIP=1 modules_install >/dev/null
+cp "$out/build/arch/x86/boot/bzImage" "$out/bzImage"
+make -s -C "$out/build" kernelrelease >"$out/release"
+log "debug kernel built in $(( $(date +%s) - start )) s"
+touch "$out/.done"
+echo "$out"

@@ -1,0 +1,42 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared settings for the vrnic testbed scripts.  Sourced, not executed.
+
+TESTBED_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO_DIR=$(cd "$TESTBED_DIR/../.." && pwd)
+
+# Everything slow to make lives outside the repository, keyed by its inputs.
+VRNIC_CACHE=${VRNIC_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/vrnic}
+# Per-run folders (console, dmesg, results).
+VRNIC_RUNS=${VRNIC_RUNS:-$REPO_DIR/build/runs}
+
+# Debian 12's reference kernel: the ABI that linux-image-amd64 depends on.
+stock_abi() {
+	if [ -n "${VRNIC_KABI:-}" ]; then
+		echo "$VRNIC_KABI"
+		return
+	fi
+	apt-cache depends linux-image-amd64 2>/dev/null |
+		sed -n 's/.*Depends: linux-image-\(.*\)-amd64$/\1/p' | head -n1
+}
+
+log() { printf '[testbed] %s\n' "$*" >&2; }
+die() { printf '[testbed] error: %s\n' "$*" >&2; exit 1; }
+
+# apt-get install only what is missing; quiet and idempotent.
+apt_ensure() {
+	local missing=() p
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+			grep -q 'install ok installed' || missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	log "installing: ${missing[*]}"
+	if [ ! -f "$VRNIC_CACHE/.apt-updated" ] ||
+	   [ -n "$(find "$VRNIC_CACHE/.apt-updated" -mmin +720 2>/dev/null)" ]; then
+		apt-get update -qq >/dev/null || die "apt-get update failed"
+		mkdir -p "$VRNIC_CACHE" && touch "$VRNIC_CACHE/.apt-updated"
+	fi
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+		--no-install-recommends "${missing[@]}" >/dev/null ||
+		die "apt-get install ${missing[*]} failed"
+}

@@ -1,0 +1,172 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# run.sh [options] SCRIPT
+#
+# Boot testbed guests and run SCRIPT (a bash script, path relative to the
+# repository or absolute) in each of them.  Inside, the script sees:
+#   VRNIC_HOST    0 or 1          VRNIC_HOSTS   number of guests
+#   VRNIC_IP      own eth0 IPv4   VRNIC_PEER_IP the other guest's IPv4
+#   VRNIC_OUT     its writable result folder (/results/host<N>)
+#   VRNIC_SYNC    a folder shared by all guests (see tb_barrier in guest-lib.sh)
+#   VRNIC_KERNEL  stock or debug  VRNIC_REPO    the repository
+# plus every --env KEY=VALUE.
+#
+# Options:
+#   --kernel stock|debug   guest kernel (default stock)
+#   --topo one|two|iommu|two-iommu
+#                          one guest, two guests joined by virtio-net over a
+#                          UDP socket netdev on 127.0.0.1, and the same with an
+#                          emulated Intel IOMMU in front of the NIC
+#   --timeout SECONDS      the script's limit inside the guest (default 300);
+#                          the guests are killed 120 s after that
+#   --name NAME            names the run folder
+#   --mem MIB  --smp N     guest size
+#   --env KEY=VALUE        exported to the script (repeatable)
+#
+# Each run gets a folder under $VRNIC_RUNS (build/runs by default) with
+# host<N>/{console.log,output.log,dmesg.txt,rc}.  The run passes when every
+# guest's script exited 0 and the kernel logs are clean (scan-log.sh).
+# Exit status: 0 pass, 1 fail; the last line names the folder.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+kernel=stock topo=one tmo=300 name="" mem="" smp="" envs=()
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--kernel) kernel=$2; shift 2 ;;
+	--topo) topo=$2; shift 2 ;;
+	--timeout) tmo=$2; shift 2 ;;
+	--name) name=$2; shift 2 ;;
+	--mem) mem=$2; shift 2 ;;
+	--smp) smp=$2; shift 2 ;;
+	--env) envs+=("$2"); shift 2 ;;
+	-h|--help) sed -n '3,/^set -e/p' "$0" | sed 's/^# \{0,1\}//;/^set -e/d'; exit 0 ;;
+	--) shift; break ;;
+	-*) die "unknown option $1" ;;
+	*) break ;;
+	esac
+done
+[ $# -eq 1 ] || die "usage: run.sh [options] SCRIPT (see --help)"
+script=$1
+[ "${script#/}" != "$script" ] || script="$REPO_DIR/$script"
+[ -f "$script" ] || die "no such script: $script"
+
+apt_ensure qemu-system-x86 busybox-static
+kdir=$("$TESTBED_DIR/prepare-kernel.sh" "$kernel")
+rel=$(cat "$kdir/release")
+
+case "$topo" in
+one|iommu) hosts=1 ;;
+two|two-iommu) hosts=2 ;;
+*) die "unknown topology $topo" ;;
+esac
+iommu=0
+case "$topo" in *iommu) iommu=1 ;; esac
+[ -n "$smp" ] || smp=$(( hosts == 1 ? 2 : 1 ))
+if [ -z "$mem" ]; then
+	mem=2048
+	[ "$kernel" = debug ] && mem=3072
+fi
+
+[ -n "$name" ] || name=$(basename "$script" .sh)
+mkdir -p "$VRNIC_RUNS"
+run="$VRNIC_RUNS/$(date +%Y%m%d-%H%M%S)-$kernel-$topo-$name"
+n=0
+while [ -e "$run" ]; do n=$((n + 1)); run="${run%-[0-9]*}-$n"; done
+mkdir -p "$run/sync"
+: >"$run/env"
+for e in "${envs[@]}"; do printf '%q\n' "$e" | sed 's/\\=/=/' >>"$run/env"; done
+echo "VRNIC_RUN_ARGS=\"kernel=$kernel topo=$topo\"" >>"$run/env"
+
+# Two free-ish UDP ports on loopback for the socket netdev.
+port0=$(( 20000 + (RANDOM % 20000) * 2 ))
+port1=$(( port0 + 1 ))
+
+pids=()
+cleanup() {
+	local p
+	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
+}
+trap cleanup EXIT INT TERM
+
+start=$(date +%s)
+for h in $(seq 0 $((hosts - 1))); do
+	mkdir -p "$run/host$h"
+	ip="10.99.0.$((h + 1))"
+	peer=""
+	[ "$hosts" -gt 1 ] && peer="10.99.0.$((2 - h))"
+	mac="52:54:00:00:00:0$((h + 1))"
+	if [ "$h" -eq 0 ]; then
+		net="udp=127.0.0.1:$port1,localaddr=127.0.0.1:$port0"
+	else
+		net="udp=127.0.0.1:$port0,localaddr=127.0.0.1:$port1"
+	fi
+	[ "$hosts" -eq 1 ] && net="udp=127.0.0.1:$port1,localaddr=127.0.0.1:$port0"
+
+	machine=(-machine q35)
+	nic="virtio-net-pci,netdev=n0,mac=$mac"
+	iommu_args=()
+	if [ "$iommu" -eq 1 ]; then
+		machine=(-machine q35,kernel-irqchip=split)
+		iommu_args=(-device intel-iommu,intremap=on)
+		nic="$nic,iommu_platform=on,disable-legacy=on"
+	fi
+	append="console=ttyS0 loglevel=5 panic=-1 \
+tsc=reliable no_timer_check mitigations=off \
+vrnic.stage2=$TESTBED_DIR/guest-init.sh vrnic.moddir=$kdir/modules \
+vrnic.host=$h vrnic.hosts=$hosts vrnic.ip=$ip vrnic.peer=$peer \
+vrnic.repo=$REPO_DIR vrnic.script=$script vrnic.tmo=$tmo vrnic.kernel=$kernel"
+	[ "$iommu" -eq 1 ] && append="$append intel_iommu=on iommu.passthrough=0 iommu.strict=1"
+
+	timeout --kill-after=5 $((tmo + 120)) \
+	qemu-system-x86_64 "${machine[@]}" -accel tcg,thread=multi -cpu max \
+		-smp "$smp" -m "$mem" "${iommu_args[@]}" \
+		-kernel "$kdir/bzImage" -initrd "$kdir/initrd.gz" -append "$append" \
+		-display none -monitor none -no-reboot -nodefaults \
+		-serial "file:$run/host$h/console.log" \
+		-fsdev local,id=hostroot,path=/,readonly=on,security_model=none,multidevs=remap \
+		-device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot \
+		-fsdev local,id=results,path="$run",security_model=none,multidevs=remap \
+		-device virtio-9p-pci,fsdev=results,mount_tag=results \
+		-netdev "socket,id=n0,$net" -device "$nic" \
+		>"$run/host$h/qemu.log" 2>&1 &
+	pids+=($!)
+done
+
+status=0
+for h in $(seq 0 $((hosts - 1))); do
+	rc=0
+	wait "${pids[$h]}" || rc=$?
+	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+		log "host$h: guest timed out after $((tmo + 120)) s and was killed"
+		echo "guest killed by the testbed timeout" >>"$run/host$h/output.log"
+	fi
+done
+pids=()
+elapsed=$(( $(date +%s) - start ))
+
+for h in $(seq 0 $((hosts - 1))); do
+	d="$run/host$h"
+	rc=$(cat "$d/rc" 2>/dev/null || echo none)
+	if [ "$rc" != 0 ]; then
+		log "host$h: script exit status $rc (output: $d/output.log)"
+		tail -n 15 "$d/output.log" 2>/dev/null | sed 's/^/    /' >&2 || true
+		status=1
+	fi
+	if ! "$TESTBED_DIR/scan-log.sh" "$d/console.log" "$d/dmesg.txt" >"$d/scan.txt"; then
+		log "host$h: kernel log reports problems ($d/scan.txt):"
+		sed 's/^/    /' "$d/scan.txt" | head -n 20 >&2
+		status=1
+	fi
+	if [ -s "$d/kmemleak.txt" ]; then
+		log "host$h: kmemleak found leaks ($d/kmemleak.txt)"
+		status=1
+	fi
+done
+if [ "$status" -eq 0 ]; then
+	echo "PASS $name ($kernel/$topo, ${elapsed}s): $run"
+else
+	echo "FAIL $name ($kernel/$topo, ${elapsed}s): $run"
+fi
+exit "$status"
