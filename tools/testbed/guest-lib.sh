@@ -34,3 +34,71 @@ tb_get() {
 	echo "tb_get $1: timed out" >&2
 	return 1
 }
+
+# tb_result NAME STATUS [DETAIL]: record one test result for the summary.
+tb_result() {
+	echo "$2 $1${3:+ $3}" >>"$VRNIC_OUT/results.txt"
+	echo "== $2 $1${3:+ $3}"
+}
+
+# tb_check NAME CMD...: run CMD, record PASS or FAIL under NAME.
+tb_check() {
+	local name=$1 rc=0
+	shift
+	echo "== RUN $name: $*"
+	"$@" || rc=$?
+	if [ "$rc" -eq 0 ]; then tb_result "$name" PASS; else tb_result "$name" FAIL "exit $rc"; fi
+	return 0
+}
+
+# tb_rdma_dev DRIVER: create the RoCE device of DRIVER (rxe or vrnic) on eth0
+# and print its name.  vrnic's module comes from $VRNIC_KMOD.
+tb_rdma_dev() {
+	local drv=$1 name
+	tb_modprobe ib_core ib_uverbs rdma_ucm >&2
+	case "$drv" in
+	rxe)
+		tb_modprobe rdma_rxe >&2
+		name=rxe0
+		;;
+	vrnic)
+		insmod "$VRNIC_KMOD/rdma_vrnic.ko" >&2
+		name=vrnic0
+		;;
+	*) echo "unknown driver $drv" >&2; return 1 ;;
+	esac
+	rdma link add "$name" type "$drv" netdev eth0 >&2
+	# The GID table fills from the netdev's addresses asynchronously.
+	local i
+	for ((i = 0; i < 50; i++)); do
+		tb_gid_index "$name" >/dev/null 2>&1 && break
+		sleep 0.1
+	done
+	echo "$name"
+}
+
+# tb_gid_index DEV: the index of DEV's RoCE v2 GID for the guest's IPv4
+# address (the one perftest's -x and pingpong's -g want).
+tb_gid_index() {
+	local dev=$1 d=/sys/class/infiniband/$1/ports/1 g i ip4
+	for g in "$d"/gids/*; do
+		i=${g##*/}
+		[ "$(cat "$d/gid_attrs/types/$i" 2>/dev/null)" = "RoCE v2" ] || continue
+		ip4=$(cat "$g")
+		case "$ip4" in
+		0000:0000:0000:0000:0000:ffff:*) echo "$i"; return 0 ;;
+		esac
+	done
+	return 1
+}
+
+# tb_wait_port PORT [TIMEOUT]: wait until a local TCP listener is on PORT.
+tb_wait_port() {
+	local i
+	for ((i = 0; i < ${2:-30} * 10; i++)); do
+		ss -Hltn "sport = :$1" | grep -q . && return 0
+		sleep 0.1
+	done
+	echo "nothing listens on TCP port $1" >&2
+	return 1
+}

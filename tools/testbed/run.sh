@@ -75,6 +75,8 @@ run="$VRNIC_RUNS/$(date +%Y%m%d-%H%M%S)-$kernel-$topo-$name"
 n=0
 while [ -e "$run" ]; do n=$((n + 1)); run="${run%-[0-9]*}-$n"; done
 mkdir -p "$run/sync"
+# The guest runs a copy: /tmp and friends are the guest's own.
+cp "$script" "$run/script.sh"
 : >"$run/env"
 for e in "${envs[@]}"; do printf '%q\n' "$e" | sed 's/\\=/=/' >>"$run/env"; done
 echo "VRNIC_RUN_ARGS=\"kernel=$kernel topo=$topo\"" >>"$run/env"
@@ -116,7 +118,7 @@ for h in $(seq 0 $((hosts - 1))); do
 tsc=reliable no_timer_check mitigations=off \
 vrnic.stage2=$TESTBED_DIR/guest-init.sh vrnic.moddir=$kdir/modules \
 vrnic.host=$h vrnic.hosts=$hosts vrnic.ip=$ip vrnic.peer=$peer \
-vrnic.repo=$REPO_DIR vrnic.script=$script vrnic.tmo=$tmo vrnic.kernel=$kernel"
+vrnic.repo=$REPO_DIR vrnic.script=/results/script.sh vrnic.tmo=$tmo vrnic.kernel=$kernel"
 	[ "$iommu" -eq 1 ] && append="$append intel_iommu=on iommu.passthrough=0 iommu.strict=1"
 
 	timeout --kill-after=5 $((tmo + 120)) \
@@ -152,6 +154,11 @@ for h in $(seq 0 $((hosts - 1))); do
 	if [ "$rc" != 0 ]; then
 		log "host$h: script exit status $rc (output: $d/output.log)"
 		tail -n 15 "$d/output.log" 2>/dev/null | sed 's/^/    /' >&2 || true
+		status=1
+	fi
+	if grep -q '^FAIL' "$d/results.txt" 2>/dev/null; then
+		log "host$h: failing tests:"
+		grep '^FAIL' "$d/results.txt" | sed 's/^/    /' >&2
 		status=1
 	fi
 	if ! "$TESTBED_DIR/scan-log.sh" "$d/console.log" "$d/dmesg.txt" >"$d/scan.txt"; then

@@ -21,6 +21,7 @@ patterns=(
 	'INFO: task .* blocked for more than'
 	'INFO: rcu_.* detected stall'
 	'rcu: INFO: .* detected stalls'
+	'DMA-API: [^ ]+ [^ ]+: '	# DMA-API debug error (dev, bus id)
 	'ODEBUG: '		# debugobjects
 	'list_add corruption'
 	'list_del corruption'

@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make check: build everything, run the host tests, then the guest suites in
+# the stock and the debug kernel.  Every test case is one line in
+# build/check/results.txt; the last line printed is "N passed, N failed".
+#
+# CHECK_ONLY=<regex> runs only the steps whose name matches (for example
+# CHECK_ONLY=stock); CHECK_SKIP=<regex> leaves steps out.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+. tools/testbed/lib.sh
+
+out=$REPO_DIR/build/check
+rm -rf "$out"
+mkdir -p "$out"
+results=$out/results.txt
+: >"$results"
+t0=$(date +%s)
+
+want() {
+	[ -n "${CHECK_ONLY:-}" ] && ! [[ $1 =~ $CHECK_ONLY ]] && return 1
+	[ -n "${CHECK_SKIP:-}" ] && [[ $1 =~ $CHECK_SKIP ]] && return 1
+	return 0
+}
+record() { # STATUS NAME [DETAIL]
+	echo "$1 $2${3:+ ($3)}" >>"$results"
+	[ "$1" = FAIL ] && echo "  FAIL $2${3:+ ($3)}"
+	return 0
+}
+step() { echo "== $* ($(( $(date +%s) - t0 )) s)"; }
+
+# --- build ----------------------------------------------------------------
+step "build"
+abi=$(stock_abi)
+stock_kdir=/usr/src/linux-headers-$abi-amd64
+if make -s module KDIR="$stock_kdir" >"$out/module-stock.log" 2>&1; then
+	record PASS build/module-stock
+else
+	record FAIL build/module-stock "$out/module-stock.log"
+fi
+if make -s userspace >"$out/userspace.log" 2>&1; then
+	record PASS build/userspace
+else
+	record FAIL build/userspace "$out/userspace.log"
+fi
+
+# kmod_build FLAVOUR KDIR: vrnic and the testbed's test modules for one
+# kernel, each in its own copy (Kbuild builds external modules in place).
+kmod_build() {
+	local fl=$1 kdir=$2 d=$REPO_DIR/build/kmod/$1
+	rm -rf "$d" && mkdir -p "$d"
+	cp -r kernel "$d/vrnic"
+	cp -r tools/testbed/tests/warn-module "$d/warn-module"
+	make -C "$kdir" M="$d/vrnic" CONFIG_RDMA_VRNIC=m modules \
+		>"$out/kmod-$fl.log" 2>&1 &&
+	make -C "$kdir" M="$d/warn-module" modules >>"$out/kmod-$fl.log" 2>&1
+}
+
+# --- host tests -------------------------------------------------------------
+step "host tests"
+if tools/testbed/tests/host/scan-log-test.sh >"$out/host-scan-log.log" 2>&1; then
+	record PASS host/testbed-scan-log
+else
+	record FAIL host/testbed-scan-log "$out/host-scan-log.log"
+fi
+if [ -f build/userspace/CTestTestfile.cmake ]; then
+	ctest --test-dir build/userspace --output-junit "$out/ctest.xml" \
+		>"$out/ctest.log" 2>&1
+	python3 - "$out/ctest.xml" >>"$results" <<'PY'
+import sys, xml.etree.ElementTree as ET
+for tc in ET.parse(sys.argv[1]).getroot().iter("testcase"):
+    st = tc.get("status", "")
+    s = "PASS" if st == "run" and tc.find("failure") is None else (
+        "SKIP" if st in ("notrun", "disabled") else "FAIL")
+    print(f"{s} host/{tc.get('name')}")
+PY
+fi
+
+# --- guest suites -----------------------------------------------------------
+# guest NAME RUN.SH-ARGS...: one testbed run; its per-test results count, and
+# a run that fails with no failing test of its own (log scan, timeout) counts
+# as one failure under its name.
+guest() {
+	local name=$1 line run rc=0
+	shift
+	want "$name" || return 0
+	step "guest $name"
+	line=$(tools/testbed/run.sh --name "${name//\//-}" "$@" 2>"$out/${name////-}.err" | tail -n1) || rc=$?
+	[ -n "${line:-}" ] || line="FAIL (no run folder)"
+	echo "  $line"
+	run=${line##*: }
+	local nfail=0
+	if [ -d "$run" ]; then
+		cat "$run"/host*/results.txt 2>/dev/null | sed 's/^\([A-Z]*\) \([^ ]*\)\(.*\)$/\1 \2\3/' >"$out/tmp.$$" || true
+		cat "$out/tmp.$$" >>"$results"
+		grep '^FAIL' "$out/tmp.$$" | sed 's/^/  /'
+		nfail=$(grep -c '^FAIL' "$out/tmp.$$" || true)
+		rm -f "$out/tmp.$$"
+	fi
+	if [ "$rc" -ne 0 ] && [ "$nfail" -eq 0 ]; then
+		record FAIL "run/$name" "$run"
+		sed 's/^/    /' "$out/${name////-}.err" | tail -n 20
+	fi
+	return 0
+}
+
+# expect_fail NAME RUN.SH-ARGS...: a testbed self-test that must be caught.
+expect_fail() {
+	local name=$1 line
+	shift
+	want "$name" || return 0
+	step "guest $name (must fail)"
+	if line=$(tools/testbed/run.sh --name "${name//\//-}" "$@" 2>"$out/${name////-}.err" | tail -n1); then
+		record FAIL "$name" "the testbed passed a run it must fail: $line"
+	elif grep -q 'deliberate WARN' "${line##*: }"/host0/scan.txt 2>/dev/null ||
+	     grep -q 'WARNING' "${line##*: }"/host0/scan.txt 2>/dev/null; then
+		record PASS "$name"
+	else
+		record FAIL "$name" "failed for another reason: ${line##*: }"
+	fi
+}
+
+guest_steps="log-scan-catches-warn module-load conformance-rxe smoke-rxe iommu-rxe"
+for fl in stock debug; do
+	any=0
+	for st in $guest_steps; do want "$fl/$st" && any=1; done
+	[ "$any" -eq 1 ] || continue
+	if [ "$fl" = stock ]; then
+		kdir=$stock_kdir
+		tools/testbed/prepare-kernel.sh stock >/dev/null
+	else
+		step "debug kernel (cached under $VRNIC_CACHE/debug-kernel)"
+		if ! kd=$(tools/testbed/prepare-kernel.sh debug 2>"$out/debug-kernel.log"); then
+			record FAIL build/debug-kernel "$out/debug-kernel.log"
+			continue
+		fi
+		kdir=$kd/build
+	fi
+	if kmod_build "$fl" "$kdir"; then
+		record PASS "build/kmod-$fl"
+	else
+		record FAIL "build/kmod-$fl" "$out/kmod-$fl.log"
+		continue
+	fi
+	kenv=(--kernel "$fl" --env "VRNIC_KMOD=$REPO_DIR/build/kmod/$fl/vrnic")
+	slow=1
+	[ "$fl" = debug ] && slow=4
+
+	expect_fail "$fl/log-scan-catches-warn" "${kenv[@]}" --topo one --timeout 60 \
+		tools/testbed/tests/warn.sh
+	guest "$fl/module-load" "${kenv[@]}" --topo one --timeout 120 \
+		tools/testbed/tests/module-load.sh
+	guest "$fl/conformance-rxe" "${kenv[@]}" --topo one --timeout $((300 * slow)) \
+		--env VRNIC_DRIVER=rxe tools/testbed/tests/conformance.sh
+	guest "$fl/smoke-rxe" "${kenv[@]}" --topo two --timeout $((600 * slow)) \
+		--env VRNIC_DRIVER=rxe tools/testbed/tests/smoke.sh
+	guest "$fl/iommu-rxe" "${kenv[@]}" --topo iommu --timeout $((120 * slow)) \
+		--env VRNIC_DRIVER=rxe tools/testbed/tests/iommu.sh
+done
+
+passed=$(grep -c '^PASS' "$results")
+failed=$(grep -c '^FAIL' "$results")
+skipped=$(grep -c '^SKIP' "$results")
+echo "results: $results ($(( $(date +%s) - t0 )) s)"
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]

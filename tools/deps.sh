@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Install (apt-get, quiet, idempotent) what building and testing vrnic needs
+# on a Debian 12 host: compilers, the reference kernel's headers, QEMU,
+# rdma-core and the stock tools that run inside the guests (the guests share
+# the host's userspace).
+set -euo pipefail
+. "$(dirname "$0")/testbed/lib.sh"
+
+abi=$(stock_abi)
+if [ -z "$abi" ]; then
+	apt-get update -qq >/dev/null
+	abi=$(stock_abi)
+fi
+[ -n "$abi" ] || die "cannot resolve linux-image-amd64's kernel ABI"
+
+apt_ensure \
+	build-essential make cmake pkg-config g++ bc flex bison libelf-dev \
+	libssl-dev dwarves cpio xz-utils kmod rsync busybox-static \
+	"linux-headers-$abi-amd64" linux-source-6.1 \
+	qemu-system-x86 iproute2 iputils-ping ethtool \
+	rdma-core ibverbs-utils ibverbs-providers rdmacm-utils perftest \
+	libibverbs-dev librdmacm-dev infiniband-diags \
+	libgtest-dev libgmock-dev googletest \
+	libcli11-dev libfmt-dev nlohmann-json3-dev \
+	bpftrace nvme-cli iperf3 gnuplot-nox python3

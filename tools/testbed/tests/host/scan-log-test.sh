@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Host self-test of scan-log.sh: every checker's report is caught, and a
+# clean boot log (with the lines that merely mention the checkers) is not.
+set -u
+cd "$(dirname "$0")/../.."
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+
+cat >"$tmp/clean" <<'LOG'
+[    0.000000] Linux version 6.1.0-56-amd64
+[    0.120000] DMA-API: preallocated 65536 debug entries
+[    0.120001] DMA-API: debugging enabled by kernel config
+[    0.200000] kmemleak: Kernel memory leak detector initialized (mem pool available: 65000)
+[    0.300000] KASAN: vmalloc support enabled
+[    1.000000] rdma_vrnic: loading out-of-tree module taints kernel.
+LOG
+./scan-log.sh "$tmp/clean" >/dev/null || { echo "FAIL clean log flagged"; fail=1; }
+
+reports=(
+	"WARNING: CPU: 0 PID: 1 at drivers/infiniband/sw/rxe/rxe_pool.c:255 __rxe_cleanup+0x118/0x160"
+	"BUG: KASAN: slab-use-after-free in vrnic_poll_cq+0x1c/0x40"
+	"WARNING: possible circular locking dependency detected"
+	"BUG: sleeping function called from invalid context at mm/slab.h:723"
+	"kmemleak: 3 new suspected memory leaks (see /sys/kernel/debug/kmemleak)"
+	"DMA-API: virtio-pci 0000:00:02.0: device driver frees DMA memory with wrong function"
+	"watchdog: BUG: soft lockup - CPU#0 stuck for 22s! [kworker/0:1:33]"
+	"INFO: task kworker/u2:1:40 blocked for more than 120 seconds."
+	"Kernel panic - not syncing: Fatal exception"
+	"general protection fault, probably for non-canonical address 0xdead000000000100"
+	"rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:"
+	"ODEBUG: free active (active state 0) object type: timer_list"
+)
+for r in "${reports[@]}"; do
+	printf '[    5.000000] %s\n' "$r" >"$tmp/bad"
+	if ./scan-log.sh "$tmp/bad" >/dev/null; then
+		echo "FAIL not caught: $r"
+		fail=1
+	fi
+done
+[ "$fail" -eq 0 ] && echo "scan-log: ${#reports[@]} reports caught, clean log passes"
+exit $fail
