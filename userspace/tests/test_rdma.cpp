@@ -1,0 +1,314 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * RC RDMA WRITE, WRITE with immediate, READ across message sizes, and the
+ * atomics (compare-and-swap, fetch-and-add).
+ */
+
+#include "fixture.hpp"
+
+#include <arpa/inet.h>
+
+#include <cstring>
+
+namespace vrnic::test {
+namespace {
+
+using verbs::Mr;
+
+/*
+ * A remote (or local) area [kGuard, kGuard + size) inside an MR whose other
+ * bytes are guard pattern; check() verifies guards and the area.
+ */
+struct GuardedArea {
+	std::shared_ptr<Mr> mr;
+	size_t size;
+
+	uint8_t *area() const { return mr->data() + kGuard; }
+	uint64_t addr() const { return mr->addr() + kGuard; }
+
+	void expect(uint32_t seed, const char *what) const
+	{
+		EXPECT_TRUE(matches_pattern(mr->data(), kGuard, kGuardSeed, 0))
+			<< what << ": bytes before the area changed";
+		EXPECT_TRUE(matches_pattern(area(), size, seed))
+			<< what << ": " << size << " bytes";
+		EXPECT_TRUE(matches_pattern(area() + size, kGuard, kGuardSeed,
+					    kGuard + size))
+			<< what << ": bytes after the area changed";
+	}
+};
+
+class RdmaTest : public VerbsTest {
+protected:
+	GuardedArea guarded(size_t size, int access = kMrAccess)
+	{
+		GuardedArea g{make_mr(kGuard + size + kGuard, access), size};
+
+		fill_pattern(g.mr->data(), g.mr->length(), kGuardSeed);
+		return g;
+	}
+
+	static ibv_send_wr rdma_wr(ibv_wr_opcode op, ibv_sge &s, uint64_t wr_id,
+				   uint64_t remote_addr, uint32_t rkey)
+	{
+		ibv_send_wr wr{};
+
+		wr.wr_id = wr_id;
+		wr.sg_list = &s;
+		wr.num_sge = 1;
+		wr.opcode = op;
+		wr.send_flags = IBV_SEND_SIGNALED;
+		wr.wr.rdma.remote_addr = remote_addr;
+		wr.wr.rdma.rkey = rkey;
+		return wr;
+	}
+};
+
+class RdmaSize : public RdmaTest,
+		 public ::testing::WithParamInterface<size_t> {};
+
+TEST_P(RdmaSize, Write)
+{
+	const size_t size = GetParam();
+	const uint32_t seed = static_cast<uint32_t>(size) * 7 + 3;
+	QpPair p = make_pair();
+	auto src = make_mr(size, IBV_ACCESS_LOCAL_WRITE);
+	GuardedArea dst = guarded(size);
+
+	fill_pattern(src->data(), size, seed);
+	ibv_sge s = verbs::sge(*src, 0, static_cast<uint32_t>(size));
+	ibv_send_wr wr = rdma_wr(IBV_WR_RDMA_WRITE, s, 1, dst.addr(),
+				 dst.mr->rkey());
+	verbs::post_send(*p.a.qp, wr);
+
+	ibv_wc wc = poll_one(*p.a.send_cq, "RDMA WRITE completion");
+	ASSERT_TRUE(wc_ok(wc, IBV_WC_RDMA_WRITE, 1));
+	/* RC: the completion means the data is placed at the responder. */
+	dst.expect(seed, "RDMA WRITE target");
+	/* A plain WRITE consumes no receive and makes no responder CQE. */
+	auto extra = try_poll(*p.b.recv_cq, 0ms);
+	EXPECT_FALSE(extra) << "unexpected " << describe(*extra);
+}
+
+TEST_P(RdmaSize, WriteWithImmediate)
+{
+	const size_t size = GetParam();
+	const uint32_t seed = static_cast<uint32_t>(size) * 11 + 5;
+	const uint32_t imm = htonl(0x1234abcdu ^ static_cast<uint32_t>(size));
+	QpPair p = make_pair();
+	auto src = make_mr(size, IBV_ACCESS_LOCAL_WRITE);
+	GuardedArea dst = guarded(size);
+
+	/* WRITE with immediate consumes a receive WR (no SGE needed). */
+	ibv_recv_wr rwr{};
+	rwr.wr_id = 77;
+	rwr.sg_list = nullptr;
+	rwr.num_sge = 0;
+	verbs::post_recv(*p.b.qp, rwr);
+
+	fill_pattern(src->data(), size, seed);
+	ibv_sge s = verbs::sge(*src, 0, static_cast<uint32_t>(size));
+	ibv_send_wr wr = rdma_wr(IBV_WR_RDMA_WRITE_WITH_IMM, s, 1, dst.addr(),
+				 dst.mr->rkey());
+	wr.imm_data = imm;
+	verbs::post_send(*p.a.qp, wr);
+
+	EXPECT_TRUE(wc_ok(poll_one(*p.a.send_cq, "WRITE_WITH_IMM completion"),
+			  IBV_WC_RDMA_WRITE, 1));
+	ibv_wc rwc = poll_one(*p.b.recv_cq, "RECV_RDMA_WITH_IMM completion");
+	ASSERT_TRUE(wc_ok(rwc, IBV_WC_RECV_RDMA_WITH_IMM, 77));
+	EXPECT_TRUE(rwc.wc_flags & IBV_WC_WITH_IMM) << describe(rwc);
+	EXPECT_EQ(rwc.imm_data, imm) << describe(rwc);
+	EXPECT_EQ(rwc.byte_len, size);
+	EXPECT_EQ(rwc.qp_num, p.b.qp->num());
+	dst.expect(seed, "WRITE_WITH_IMM target");
+}
+
+TEST_P(RdmaSize, Read)
+{
+	const size_t size = GetParam();
+	const uint32_t seed = static_cast<uint32_t>(size) * 13 + 9;
+	QpPair p = make_pair();
+	GuardedArea remote = guarded(size);
+	GuardedArea sink = guarded(size, IBV_ACCESS_LOCAL_WRITE);
+
+	fill_pattern(remote.area(), size, seed);
+	ibv_sge s = verbs::sge(*sink.mr, kGuard, static_cast<uint32_t>(size));
+	ibv_send_wr wr = rdma_wr(IBV_WR_RDMA_READ, s, 1, remote.addr(),
+				 remote.mr->rkey());
+	verbs::post_send(*p.a.qp, wr);
+
+	ibv_wc wc = poll_one(*p.a.send_cq, "RDMA READ completion");
+	ASSERT_TRUE(wc_ok(wc, IBV_WC_RDMA_READ, 1));
+	EXPECT_EQ(wc.byte_len, size);
+	sink.expect(seed, "RDMA READ sink");
+	remote.expect(seed, "RDMA READ source (must be unchanged)");
+}
+
+INSTANTIATE_TEST_SUITE_P(Sizes, RdmaSize, ::testing::ValuesIn(kMessageSizes),
+			 SizeParamName());
+
+/* ---- atomics ---- */
+
+class AtomicTest : public RdmaTest {
+protected:
+	/* Remote: 8 words; the target word is index kWord. */
+	static constexpr size_t kWords = 8;
+	static constexpr size_t kWord = 3;
+
+	void SetUp() override
+	{
+		VerbsTest::SetUp();
+		if (dev_attr_.atomic_cap == IBV_ATOMIC_NONE)
+			GTEST_SKIP() << cfg().device
+				     << " reports atomic_cap IBV_ATOMIC_NONE";
+		pair_ = make_pair();
+		remote_ = make_mr(kWords * 8, IBV_ACCESS_LOCAL_WRITE |
+						      IBV_ACCESS_REMOTE_ATOMIC);
+		result_ = make_mr(kWords * 8, IBV_ACCESS_LOCAL_WRITE);
+		fill_pattern(remote_->data(), remote_->length(), kGuardSeed);
+		fill_pattern(result_->data(), result_->length(), kGuardSeed + 1);
+	}
+
+	void set_word(uint64_t v) { std::memcpy(word_ptr(), &v, 8); }
+	uint64_t word() const
+	{
+		uint64_t v;
+		std::memcpy(&v, word_ptr(), 8);
+		return v;
+	}
+	uint8_t *word_ptr() const { return remote_->data() + kWord * 8; }
+	uint64_t result(size_t slot) const
+	{
+		uint64_t v;
+		std::memcpy(&v, result_->data() + slot * 8, 8);
+		return v;
+	}
+
+	ibv_send_wr atomic_wr(ibv_wr_opcode op, ibv_sge &s, uint64_t wr_id,
+			      uint64_t compare_add, uint64_t swap) const
+	{
+		ibv_send_wr wr{};
+
+		wr.wr_id = wr_id;
+		wr.sg_list = &s;
+		wr.num_sge = 1;
+		wr.opcode = op;
+		wr.send_flags = IBV_SEND_SIGNALED;
+		wr.wr.atomic.remote_addr = remote_->addr() + kWord * 8;
+		wr.wr.atomic.compare_add = compare_add;
+		wr.wr.atomic.swap = swap;
+		wr.wr.atomic.rkey = remote_->rkey();
+		return wr;
+	}
+
+	/* The other words of the remote MR are untouched. */
+	void expect_neighbours() const
+	{
+		EXPECT_TRUE(matches_pattern(remote_->data(), kWord * 8,
+					    kGuardSeed, 0))
+			<< "words before the target changed";
+		EXPECT_TRUE(matches_pattern(word_ptr() + 8,
+					    (kWords - kWord - 1) * 8, kGuardSeed,
+					    (kWord + 1) * 8))
+			<< "words after the target changed";
+	}
+
+	QpPair pair_;
+	std::shared_ptr<Mr> remote_;
+	std::shared_ptr<Mr> result_;
+};
+
+TEST_F(AtomicTest, CompareSwapMatch)
+{
+	const uint64_t orig = 0x0123456789abcdefull;
+	const uint64_t swap = 0xfedcba9876543210ull;
+
+	set_word(orig);
+	ibv_sge s = verbs::sge(*result_, 0, 8);
+	ibv_send_wr wr = atomic_wr(IBV_WR_ATOMIC_CMP_AND_SWP, s, 1, orig, swap);
+	verbs::post_send(*pair_.a.qp, wr);
+
+	ibv_wc wc = poll_one(*pair_.a.send_cq, "CMP_AND_SWP completion");
+	ASSERT_TRUE(wc_ok(wc, IBV_WC_COMP_SWAP, 1));
+	EXPECT_EQ(wc.byte_len, 8u);
+	EXPECT_EQ(result(0), orig) << "original value returned";
+	EXPECT_EQ(word(), swap) << "memory swapped";
+	expect_neighbours();
+	EXPECT_TRUE(matches_pattern(result_->data() + 8, result_->length() - 8,
+				    kGuardSeed + 1, 8))
+		<< "only 8 bytes of the local buffer are written";
+}
+
+TEST_F(AtomicTest, CompareSwapMismatch)
+{
+	const uint64_t orig = 0x0123456789abcdefull;
+
+	set_word(orig);
+	ibv_sge s = verbs::sge(*result_, 0, 8);
+	ibv_send_wr wr = atomic_wr(IBV_WR_ATOMIC_CMP_AND_SWP, s, 1, orig ^ 1,
+				   0xdeadbeefdeadbeefull);
+	verbs::post_send(*pair_.a.qp, wr);
+
+	ibv_wc wc = poll_one(*pair_.a.send_cq, "CMP_AND_SWP completion");
+	ASSERT_TRUE(wc_ok(wc, IBV_WC_COMP_SWAP, 1));
+	EXPECT_EQ(result(0), orig) << "original value returned";
+	EXPECT_EQ(word(), orig) << "memory must not change on a mismatch";
+	expect_neighbours();
+}
+
+TEST_F(AtomicTest, FetchAdd)
+{
+	struct Case {
+		uint64_t orig, add;
+	} cases[] = {
+		{0x00000000fffffff0ull, 0x20},	/* carry across 32 bits */
+		{0xffffffffffffffffull, 1},	/* wraps to 0 */
+		{0x1000, 0xfffffffffffff000ull}, /* adding -0x1000 */
+	};
+
+	for (size_t i = 0; i < std::size(cases); i++) {
+		SCOPED_TRACE("case " + std::to_string(i));
+		set_word(cases[i].orig);
+		ibv_sge s = verbs::sge(*result_, i * 8, 8);
+		ibv_send_wr wr = atomic_wr(IBV_WR_ATOMIC_FETCH_AND_ADD, s, i,
+					   cases[i].add, 0);
+		verbs::post_send(*pair_.a.qp, wr);
+
+		ibv_wc wc = poll_one(*pair_.a.send_cq, "FETCH_AND_ADD completion");
+		ASSERT_TRUE(wc_ok(wc, IBV_WC_FETCH_ADD, i));
+		EXPECT_EQ(wc.byte_len, 8u);
+		EXPECT_EQ(result(i), cases[i].orig) << "original value returned";
+		EXPECT_EQ(word(), cases[i].orig + cases[i].add);
+	}
+	expect_neighbours();
+}
+
+TEST_F(AtomicTest, FetchAddPipelined)
+{
+	constexpr size_t n = kWords;
+	const uint64_t base = 0x7000000000000001ull, add = 3;
+
+	set_word(base);
+	ibv_sge sges[n];
+	ibv_send_wr wrs[n];
+	for (size_t i = 0; i < n; i++) {
+		sges[i] = verbs::sge(*result_, i * 8, 8);
+		wrs[i] = atomic_wr(IBV_WR_ATOMIC_FETCH_AND_ADD, sges[i], i, add, 0);
+		wrs[i].next = i + 1 < n ? &wrs[i + 1] : nullptr;
+	}
+	verbs::post_send(*pair_.a.qp, wrs[0]);
+
+	auto wcs = poll_n(*pair_.a.send_cq, n, "pipelined FETCH_AND_ADDs");
+	for (size_t i = 0; i < n; i++) {
+		SCOPED_TRACE("op " + std::to_string(i));
+		EXPECT_TRUE(wc_ok(wcs[i], IBV_WC_FETCH_ADD, i));
+		/* Executed in order: each sees the sum of the ones before. */
+		EXPECT_EQ(result(i), base + i * add);
+	}
+	EXPECT_EQ(word(), base + n * add);
+	expect_neighbours();
+}
+
+} // namespace
+} // namespace vrnic::test

@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * UD SEND/RECV through an AH to the device's own GID: the receive buffer
+ * starts with the 40-byte GRH, then the payload; Q_Key filtering.
+ */
+
+#include "fixture.hpp"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include <cstring>
+
+namespace vrnic::test {
+namespace {
+
+using verbs::Mr;
+
+class UdTest : public VerbsTest {
+protected:
+	void SetUp() override
+	{
+		VerbsTest::SetUp();
+		a_ = make_endpoint(IBV_QPT_UD);
+		b_ = make_endpoint(IBV_QPT_UD);
+		ud_to_rts(*a_.qp);
+		ud_to_rts(*b_.qp);
+		ah_ = std::make_shared<verbs::Ah>(pd_, own_ah_attr());
+	}
+
+	/* Receive buffer: GRH + size + guard, all guard pattern at first. */
+	std::shared_ptr<Mr> post_recv(size_t size, uint64_t wr_id)
+	{
+		auto mr = make_mr(kGrhSize + size + kGuard);
+		ibv_sge s = verbs::sge(*mr, 0,
+				       static_cast<uint32_t>(mr->length()));
+		ibv_recv_wr wr{};
+
+		fill_pattern(mr->data(), mr->length(), kGuardSeed);
+		wr.wr_id = wr_id;
+		wr.sg_list = &s;
+		wr.num_sge = 1;
+		verbs::post_recv(*b_.qp, wr);
+		return mr;
+	}
+
+	void send(const Mr &src, size_t size, uint64_t wr_id, uint32_t qkey,
+		  ibv_wr_opcode opcode = IBV_WR_SEND, uint32_t imm = 0)
+	{
+		ibv_sge s = verbs::sge(src, 0, static_cast<uint32_t>(size));
+		ibv_send_wr wr{};
+
+		wr.wr_id = wr_id;
+		wr.sg_list = &s;
+		wr.num_sge = 1;
+		wr.opcode = opcode;
+		wr.send_flags = IBV_SEND_SIGNALED;
+		wr.imm_data = imm;
+		wr.wr.ud.ah = ah_->get();
+		wr.wr.ud.remote_qpn = b_.qp->num();
+		wr.wr.ud.remote_qkey = qkey;
+		verbs::post_send(*a_.qp, wr);
+	}
+
+	/* The network header the device wrote into the GRH area. */
+	void expect_grh(const uint8_t *grh) const
+	{
+		if (cfg().has_ipv4) {
+			/* RoCEv2 over IPv4: the IPv4 header is in bytes 20..39. */
+			const uint8_t *ip = grh + 20;
+
+			EXPECT_EQ(ip[0] >> 4, 4) << "IP version";
+			EXPECT_EQ(ip[9], IPPROTO_UDP) << "IP protocol";
+			EXPECT_EQ(std::memcmp(ip + 12, &cfg().ipv4, 4), 0)
+				<< "IPv4 source address";
+			EXPECT_EQ(std::memcmp(ip + 16, &cfg().ipv4, 4), 0)
+				<< "IPv4 destination address";
+		} else {
+			EXPECT_EQ(grh[0] >> 4, 6) << "IP version";
+			EXPECT_EQ(grh[6], IPPROTO_UDP) << "next header";
+			EXPECT_EQ(std::memcmp(grh + 8, cfg().gid.raw, 16), 0)
+				<< "source GID";
+			EXPECT_EQ(std::memcmp(grh + 24, cfg().gid.raw, 16), 0)
+				<< "destination GID";
+		}
+	}
+
+	Endpoint a_, b_;
+	std::shared_ptr<verbs::Ah> ah_;
+};
+
+class UdSendRecv : public UdTest,
+		   public ::testing::WithParamInterface<size_t> {};
+
+/* 0 stands for the full path MTU, which is known only at run time. */
+constexpr size_t kPathMtu = 0;
+
+TEST_P(UdSendRecv, Size)
+{
+	const size_t size = GetParam() == kPathMtu ? path_mtu_bytes() : GetParam();
+	const uint32_t seed = static_cast<uint32_t>(size) + 0x0d00;
+	auto src = make_mr(size, IBV_ACCESS_LOCAL_WRITE);
+	auto dst = post_recv(size, 9);
+
+	fill_pattern(src->data(), size, seed);
+	send(*src, size, 1, kQkey);
+
+	EXPECT_TRUE(wc_ok(poll_one(*a_.send_cq, "UD SEND completion"),
+			  IBV_WC_SEND, 1));
+	ibv_wc wc = poll_one(*b_.recv_cq, "UD RECV completion");
+	ASSERT_TRUE(wc_ok(wc, IBV_WC_RECV, 9));
+	EXPECT_EQ(wc.byte_len, kGrhSize + size) << "byte_len counts the GRH";
+	EXPECT_TRUE(wc.wc_flags & IBV_WC_GRH) << describe(wc);
+	EXPECT_FALSE(wc.wc_flags & IBV_WC_WITH_IMM) << describe(wc);
+	EXPECT_EQ(wc.src_qp, a_.qp->num());
+	EXPECT_EQ(wc.qp_num, b_.qp->num());
+	expect_grh(dst->data());
+	EXPECT_TRUE(matches_pattern(dst->data() + kGrhSize, size, seed))
+		<< "payload after the GRH";
+	EXPECT_TRUE(matches_pattern(dst->data() + kGrhSize + size, kGuard,
+				    kGuardSeed, kGrhSize + size))
+		<< "bytes past the message were written";
+}
+
+INSTANTIATE_TEST_SUITE_P(Sizes, UdSendRecv,
+			 ::testing::Values(size_t{1}, size_t{63}, size_t{64},
+					   size_t{256}, kPathMtu),
+			 [](const ::testing::TestParamInfo<size_t> &info) {
+				 return info.param == kPathMtu ?
+						std::string("PathMtu") :
+						size_name(info.param);
+			 });
+
+TEST_F(UdTest, SendWithImmediate)
+{
+	constexpr size_t size = 100;
+	const uint32_t imm = htonl(0x0badf00d);
+	auto src = make_mr(size, IBV_ACCESS_LOCAL_WRITE);
+	auto dst = post_recv(size, 3);
+
+	fill_pattern(src->data(), size, 0x1d);
+	send(*src, size, 1, kQkey, IBV_WR_SEND_WITH_IMM, imm);
+
+	EXPECT_TRUE(wc_ok(poll_one(*a_.send_cq, "UD SEND_WITH_IMM completion"),
+			  IBV_WC_SEND, 1));
+	ibv_wc wc = poll_one(*b_.recv_cq, "UD RECV with immediate");
+	ASSERT_TRUE(wc_ok(wc, IBV_WC_RECV, 3));
+	EXPECT_TRUE(wc.wc_flags & IBV_WC_WITH_IMM) << describe(wc);
+	EXPECT_EQ(wc.imm_data, imm) << describe(wc);
+	EXPECT_EQ(wc.byte_len, kGrhSize + size);
+	EXPECT_EQ(wc.src_qp, a_.qp->num());
+	EXPECT_TRUE(matches_pattern(dst->data() + kGrhSize, size, 0x1d));
+}
+
+TEST_F(UdTest, WrongQkeyNotDelivered)
+{
+	constexpr size_t size = 128;
+	auto src = make_mr(size, IBV_ACCESS_LOCAL_WRITE);
+	auto dst = post_recv(size, 5);
+
+	/* A UD send completes locally whether or not anyone accepts it. */
+	fill_pattern(src->data(), size, 0xbad);
+	send(*src, size, 1, kQkey ^ 0x00ff00ff);
+	EXPECT_TRUE(wc_ok(poll_one(*a_.send_cq, "UD SEND (wrong Q_Key)"),
+			  IBV_WC_SEND, 1));
+	auto wc = try_poll(*b_.recv_cq, cfg().quiet);
+	EXPECT_FALSE(wc) << "message with a wrong Q_Key was delivered: "
+			 << describe(*wc);
+	EXPECT_TRUE(matches_pattern(dst->data(), dst->length(), kGuardSeed))
+		<< "receive buffer written by a dropped message";
+
+	/* The same receive then takes a message with the right Q_Key. */
+	fill_pattern(src->data(), size, 0x600d);
+	send(*src, size, 2, kQkey);
+	EXPECT_TRUE(wc_ok(poll_one(*a_.send_cq, "UD SEND (right Q_Key)"),
+			  IBV_WC_SEND, 2));
+	ibv_wc good = poll_one(*b_.recv_cq, "UD RECV (right Q_Key)");
+	ASSERT_TRUE(wc_ok(good, IBV_WC_RECV, 5));
+	EXPECT_EQ(good.byte_len, kGrhSize + size);
+	EXPECT_TRUE(matches_pattern(dst->data() + kGrhSize, size, 0x600d));
+}
+
+} // namespace
+} // namespace vrnic::test

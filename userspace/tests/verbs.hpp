@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * RAII wrappers for the libibverbs objects the conformance suite uses.
+ *
+ * One non-copyable class per verbs object. Each holds a shared_ptr to its
+ * parent(s), so a parent always outlives its children and teardown follows
+ * ownership (QP before its CQs/SRQ/PD, MR before its PD, PD before its
+ * context). Constructors throw std::runtime_error naming the failed call and
+ * errno; destructors never throw and stay quiet.
+ *
+ * Objects are created with std::make_shared and passed around as
+ * shared_ptr<T>; get() hands out the raw verbs handle for direct verbs calls
+ * (tests call verbs directly when the verb itself is what is tested).
+ */
+#pragma once
+
+#include <infiniband/verbs.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace vrnic::verbs {
+
+/* "EBUSY (Device or resource busy)" */
+std::string errno_name(int err);
+
+/* Throws std::runtime_error("<call> failed: <errno_name(err)>[: detail]"). */
+[[noreturn]] void throw_error(std::string_view call, int err,
+			      std::string_view detail = {});
+
+/*
+ * libibverbs returns either a positive errno or -1 with errno set, depending
+ * on the verb and provider; fold both into a positive errno (0 = success).
+ */
+int verbs_errno(int rc);
+
+class NonCopyable {
+public:
+	NonCopyable(const NonCopyable &) = delete;
+	NonCopyable &operator=(const NonCopyable &) = delete;
+
+protected:
+	NonCopyable() = default;
+	~NonCopyable() = default;
+};
+
+/* ibv_get_device_list() / ibv_free_device_list(). */
+class DeviceList : NonCopyable {
+public:
+	DeviceList();
+	~DeviceList();
+
+	std::span<ibv_device *const> devices() const;
+	ibv_device *find(std::string_view name) const;
+	std::vector<std::string> names() const;
+
+private:
+	ibv_device **list_ = nullptr;
+	int count_ = 0;
+};
+
+/*
+ * ibv_open_device() / ibv_close_device(), or a borrowed context (for example
+ * rdma_cm_id::verbs, which librdmacm owns) that is never closed here; the
+ * anchor keeps the borrowed context's owner alive as long as this object.
+ */
+class Context : NonCopyable {
+public:
+	explicit Context(const std::string &device_name);
+	Context(ibv_context *borrowed, std::shared_ptr<const void> anchor);
+	~Context();
+
+	ibv_context *get() const { return ctx_; }
+	std::string device_name() const;
+	ibv_device_attr query_device() const;
+	ibv_port_attr query_port(uint8_t port) const;
+	ibv_gid query_gid(uint8_t port, int index) const;
+
+private:
+	ibv_context *ctx_ = nullptr;
+	bool owned_ = false;
+	std::shared_ptr<const void> anchor_;
+};
+
+class Pd : NonCopyable {
+public:
+	explicit Pd(std::shared_ptr<Context> ctx);
+	~Pd();
+
+	ibv_pd *get() const { return pd_; }
+	const std::shared_ptr<Context> &context() const { return ctx_; }
+
+private:
+	std::shared_ptr<Context> ctx_;
+	ibv_pd *pd_ = nullptr;
+};
+
+class CompChannel : NonCopyable {
+public:
+	explicit CompChannel(std::shared_ptr<Context> ctx);
+	~CompChannel();
+
+	ibv_comp_channel *get() const { return ch_; }
+	int fd() const { return ch_->fd; }
+
+private:
+	std::shared_ptr<Context> ctx_;
+	ibv_comp_channel *ch_ = nullptr;
+};
+
+class Cq : NonCopyable {
+public:
+	Cq(std::shared_ptr<Context> ctx, int cqe,
+	   std::shared_ptr<CompChannel> channel = {},
+	   void *cq_context = nullptr);
+	~Cq();
+
+	ibv_cq *get() const { return cq_; }
+	int cqe() const { return cq_->cqe; }
+	/* ibv_resize_cq(); throws on failure. */
+	void resize(int cqe);
+
+private:
+	std::shared_ptr<Context> ctx_;
+	std::shared_ptr<CompChannel> channel_;
+	ibv_cq *cq_ = nullptr;
+};
+
+/* Page-aligned, zeroed host memory for MRs. */
+class Buffer : NonCopyable {
+public:
+	explicit Buffer(size_t size);
+
+	uint8_t *data() const { return static_cast<uint8_t *>(mem_.get()); }
+	size_t size() const { return size_; }
+	uint64_t addr() const { return reinterpret_cast<uintptr_t>(mem_.get()); }
+
+private:
+	struct Free {
+		void operator()(void *p) const noexcept;
+	};
+	std::unique_ptr<void, Free> mem_;
+	size_t size_;
+};
+
+/* ibv_reg_mr() over [offset, offset + length) of a Buffer, which it keeps. */
+class Mr : NonCopyable {
+public:
+	Mr(std::shared_ptr<Pd> pd, std::shared_ptr<Buffer> buf, int access);
+	Mr(std::shared_ptr<Pd> pd, std::shared_ptr<Buffer> buf, size_t offset,
+	   size_t length, int access);
+	~Mr();
+
+	ibv_mr *get() const { return mr_; }
+	uint32_t lkey() const { return mr_->lkey; }
+	uint32_t rkey() const { return mr_->rkey; }
+	/* Start of the registered range. */
+	uint8_t *data() const { return buf_->data() + offset_; }
+	uint64_t addr() const { return buf_->addr() + offset_; }
+	size_t length() const { return length_; }
+	int access() const { return access_; }
+	const std::shared_ptr<Buffer> &buffer() const { return buf_; }
+
+private:
+	std::shared_ptr<Pd> pd_;
+	std::shared_ptr<Buffer> buf_;
+	size_t offset_;
+	size_t length_;
+	int access_;
+	ibv_mr *mr_ = nullptr;
+};
+
+class Srq : NonCopyable {
+public:
+	Srq(std::shared_ptr<Pd> pd, uint32_t max_wr, uint32_t max_sge,
+	    uint32_t limit = 0);
+	~Srq();
+
+	ibv_srq *get() const { return srq_; }
+	ibv_srq_attr query() const;
+	/* ibv_modify_srq(); throws on failure. */
+	void modify(ibv_srq_attr &attr, int mask) const;
+
+private:
+	std::shared_ptr<Pd> pd_;
+	ibv_srq *srq_ = nullptr;
+};
+
+struct QpCaps {
+	uint32_t max_send_wr = 64;
+	uint32_t max_recv_wr = 64;
+	uint32_t max_send_sge = 4;
+	uint32_t max_recv_sge = 4;
+	uint32_t max_inline_data = 0;
+};
+
+class Qp : NonCopyable {
+public:
+	Qp(std::shared_ptr<Pd> pd, ibv_qp_type type,
+	   std::shared_ptr<Cq> send_cq, std::shared_ptr<Cq> recv_cq,
+	   const QpCaps &caps, std::shared_ptr<Srq> srq = {},
+	   bool sq_sig_all = false);
+	~Qp();
+
+	ibv_qp *get() const { return qp_; }
+	uint32_t num() const { return qp_->qp_num; }
+	ibv_qp_type type() const { return qp_->qp_type; }
+	const QpCaps &requested_caps() const { return caps_; }
+	const std::shared_ptr<Cq> &send_cq() const { return send_cq_; }
+	const std::shared_ptr<Cq> &recv_cq() const { return recv_cq_; }
+	const std::shared_ptr<Srq> &srq() const { return srq_; }
+
+	/* ibv_modify_qp(); throws naming the target state and mask. */
+	void modify(ibv_qp_attr &attr, int mask) const;
+	/* ibv_query_qp(); throws on failure. */
+	ibv_qp_attr query(int mask, ibv_qp_init_attr *init = nullptr) const;
+	ibv_qp_state state() const;
+
+private:
+	std::shared_ptr<Pd> pd_;
+	std::shared_ptr<Cq> send_cq_;
+	std::shared_ptr<Cq> recv_cq_;
+	std::shared_ptr<Srq> srq_;
+	QpCaps caps_;
+	ibv_qp *qp_ = nullptr;
+};
+
+class Ah : NonCopyable {
+public:
+	Ah(std::shared_ptr<Pd> pd, const ibv_ah_attr &attr);
+	~Ah();
+
+	ibv_ah *get() const { return ah_; }
+
+private:
+	std::shared_ptr<Pd> pd_;
+	ibv_ah *ah_ = nullptr;
+};
+
+/* Post one WR (or a chain); throws with errno and the failing wr_id. */
+void post_send(ibv_qp *qp, ibv_send_wr &wr);
+void post_recv(ibv_qp *qp, ibv_recv_wr &wr);
+inline void post_send(const Qp &qp, ibv_send_wr &wr) { post_send(qp.get(), wr); }
+inline void post_recv(const Qp &qp, ibv_recv_wr &wr) { post_recv(qp.get(), wr); }
+void post_srq_recv(const Srq &srq, ibv_recv_wr &wr);
+
+/* An SGE over [offset, offset + length) of an MR. */
+ibv_sge sge(const Mr &mr, size_t offset, uint32_t length);
+
+const char *qp_state_str(ibv_qp_state state);
+const char *wc_opcode_str(ibv_wc_opcode opcode);
+
+} // namespace vrnic::verbs
