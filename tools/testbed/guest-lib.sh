@@ -13,6 +13,10 @@ tb_modprobe() {
 # tb_barrier NAME [TIMEOUT]: wait until every guest of the run reached NAME.
 tb_barrier() {
 	local name=$1 tmo=${2:-120} i n
+	if [ -e "$VRNIC_SYNC/$name.$VRNIC_HOST" ]; then
+		echo "barrier $name: name used twice in one run" >&2
+		return 1
+	fi
 	touch "$VRNIC_SYNC/$name.$VRNIC_HOST"
 	for ((i = 0; i < tmo * 10; i++)); do
 		n=$(ls "$VRNIC_SYNC" | grep -c "^$name\.[0-9]*$" || true)

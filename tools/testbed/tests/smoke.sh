@@ -42,8 +42,6 @@ smoke() {
 
 pp="-d $dev -g $gid -n 200"
 smoke ibv_rc_pingpong 18515 "ibv_rc_pingpong $pp" "ibv_rc_pingpong $pp $server"
-pp="-d $dev -g $gid -n 200"
-smoke ibv_rc_pingpong 18515 "ibv_rc_pingpong $pp" "ibv_rc_pingpong $pp $server"
 smoke ibv_ud_pingpong 18515 "ibv_ud_pingpong $pp" "ibv_ud_pingpong $pp $server"
 smoke ibv_srq_pingpong 18515 "ibv_srq_pingpong $pp" "ibv_srq_pingpong $pp $server"
 
