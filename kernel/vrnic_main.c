@@ -2,29 +2,201 @@
 /*
  * vrnic: a soft RoCEv2 device with a hardware model of a RoCE NIC.
  *
- * Module entry points.  The RDMA link type, netdev notifier and device
- * creation arrive with the driver; for now the module only proves that it
- * builds against the target kernel and loads and unloads cleanly next to
- * ib_core.
+ * Module entry points: the "vrnic" RDMA link type ("rdma link add vrnic0
+ * type vrnic netdev eth0"), the netdev notifier that follows the netdev's
+ * state, MTU and lifetime, and the list of vrnic's own devices (rxe shares
+ * RDMA_DRIVER_RXE with us, so ib_unregister_driver() is not ours to call).
  *
  * Copyright (c) 2026 The vrnic authors
  */
 
+#include <linux/delay.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/netdevice.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/rdma_netlink.h>
+
+#include "vrnic.h"
+
+static LIST_HEAD(vrnic_devs);
+static DEFINE_MUTEX(vrnic_devs_lock);
+
+/* The active MTU: the largest IB MTU that fits the netdev's MTU. */
+enum ib_mtu vrnic_active_mtu(struct vrnic_dev *vdev)
+{
+	/* IP + UDP + BTH + the largest extension header + ICRC. */
+	int room = READ_ONCE(vdev->ndev->mtu) - 20 - 8 - 12 - 28 - 4;
+	enum ib_mtu mtu = IB_MTU_4096;
+
+	if (vdev->ndev->flags & IFF_LOOPBACK)
+		return IB_MTU_4096;
+	/* IPv6 headers are 20 bytes longer; size for the worse case. */
+	room -= 20;
+	while (mtu > IB_MTU_256 && ib_mtu_enum_to_int(mtu) > room)
+		mtu--;
+	return mtu;
+}
+
+/* Our device on @ndev, with a reference, or NULL. */
+static struct vrnic_dev *vrnic_dev_by_netdev(struct net_device *ndev)
+{
+	struct vrnic_dev *vdev, *found = NULL;
+
+	mutex_lock(&vrnic_devs_lock);
+	list_for_each_entry(vdev, &vrnic_devs, list) {
+		if (vdev->ndev == ndev && ib_device_try_get(&vdev->ibdev)) {
+			found = vdev;
+			break;
+		}
+	}
+	mutex_unlock(&vrnic_devs_lock);
+	return found;
+}
+
+void vrnic_dev_unlist(struct vrnic_dev *vdev)
+{
+	mutex_lock(&vrnic_devs_lock);
+	list_del_init(&vdev->list);
+	mutex_unlock(&vrnic_devs_lock);
+}
+
+static int vrnic_newlink(const char *name, struct net_device *ndev)
+{
+	struct ib_device *other;
+	struct vrnic_dev *vdev;
+	int err;
+
+	if (ndev->type != ARPHRD_ETHER && !(ndev->flags & IFF_LOOPBACK)) {
+		pr_err("vrnic: %s is not an Ethernet device\n", ndev->name);
+		return -EINVAL;
+	}
+	/* One soft RoCE device per netdev: rxe's devices count too. */
+	other = ib_device_get_by_netdev(ndev, RDMA_DRIVER_RXE);
+	if (other) {
+		pr_err("vrnic: %s already has RDMA device %s\n", ndev->name,
+		       dev_name(&other->dev));
+		ib_device_put(other);
+		return -EEXIST;
+	}
+
+	vdev = ib_alloc_device(vrnic_dev, ibdev);
+	if (!vdev)
+		return -ENOMEM;
+	vdev->ndev = ndev;
+	INIT_LIST_HEAD(&vdev->list);
+
+	mutex_lock(&vrnic_devs_lock);
+	list_add_tail(&vdev->list, &vrnic_devs);
+	mutex_unlock(&vrnic_devs_lock);
+
+	err = vrnic_register(vdev, name);
+	if (err) {
+		vrnic_dev_unlist(vdev);
+		ib_dealloc_device(&vdev->ibdev);
+		return err;
+	}
+	return 0;
+}
+
+static struct rdma_link_ops vrnic_link_ops = {
+	.type = "vrnic",
+	.newlink = vrnic_newlink,
+};
+
+static void vrnic_port_event(struct vrnic_dev *vdev, enum ib_event_type type)
+{
+	struct ib_event ev = {
+		.device = &vdev->ibdev,
+		.element.port_num = VRNIC_PORT,
+		.event = type,
+	};
+
+	ib_dispatch_event(&ev);
+}
+
+static int vrnic_netdev_event(struct notifier_block *nb, unsigned long event,
+			      void *ptr)
+{
+	struct net_device *ndev = netdev_notifier_info_to_dev(ptr);
+	struct vrnic_dev *vdev = vrnic_dev_by_netdev(ndev);
+
+	if (!vdev)
+		return NOTIFY_DONE;
+
+	switch (event) {
+	case NETDEV_UNREGISTER:
+		/* The device cannot outlive its netdev. */
+		ib_unregister_device_queued(&vdev->ibdev);
+		break;
+	case NETDEV_UP:
+	case NETDEV_CHANGE:
+		vrnic_port_event(vdev, netif_running(ndev) && netif_carrier_ok(ndev) ?
+				 IB_EVENT_PORT_ACTIVE : IB_EVENT_PORT_ERR);
+		break;
+	case NETDEV_DOWN:
+		vrnic_port_event(vdev, IB_EVENT_PORT_ERR);
+		break;
+	case NETDEV_CHANGEMTU:
+		ibdev_info(&vdev->ibdev, "netdev MTU %u: active MTU now %d\n",
+			   ndev->mtu, ib_mtu_enum_to_int(vrnic_active_mtu(vdev)));
+		break;
+	default:
+		break;
+	}
+	ib_device_put(&vdev->ibdev);
+	return NOTIFY_OK;
+}
+
+static struct notifier_block vrnic_netdev_nb = {
+	.notifier_call = vrnic_netdev_event,
+};
 
 static int __init vrnic_init(void)
 {
+	int err;
+
+	err = register_netdevice_notifier(&vrnic_netdev_nb);
+	if (err)
+		return err;
+	rdma_link_register(&vrnic_link_ops);
 	return 0;
 }
 
 static void __exit vrnic_exit(void)
 {
+	struct vrnic_dev *vdev;
+
+	rdma_link_unregister(&vrnic_link_ops);
+	unregister_netdevice_notifier(&vrnic_netdev_nb);
+
+	/*
+	 * Unregister our devices one at a time, never rxe's.  A device whose
+	 * unregistration is already queued (its netdev went away) leaves the
+	 * list from dealloc_driver; wait for that.
+	 */
+	for (;;) {
+		bool got = false;
+
+		mutex_lock(&vrnic_devs_lock);
+		vdev = list_first_entry_or_null(&vrnic_devs, struct vrnic_dev,
+						list);
+		if (vdev)
+			got = ib_device_try_get(&vdev->ibdev);
+		mutex_unlock(&vrnic_devs_lock);
+		if (!vdev)
+			break;
+		if (got)
+			ib_unregister_device_and_put(&vdev->ibdev);
+		else
+			msleep(20);
+	}
 }
 
 module_init(vrnic_init);
 module_exit(vrnic_exit);
 
+MODULE_ALIAS_RDMA_LINK("vrnic");
 MODULE_AUTHOR("The vrnic authors");
 MODULE_DESCRIPTION("Soft RoCEv2 device with a RoCE NIC hardware model");
 MODULE_LICENSE("GPL");

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * vrnic: the device.
+ *
+ * Copyright (c) 2026 The vrnic authors
+ */
+
+#ifndef VRNIC_H
+#define VRNIC_H
+
+#include <linux/netdevice.h>
+#include <linux/xarray.h>
+#include <rdma/ib_verbs.h>
+
+/* librxe accepts only the rxe uverbs ABI version (providers/rxe). */
+#define VRNIC_UVERBS_ABI_VERSION	2
+
+#define VRNIC_PORT		1
+#define VRNIC_GID_TBL_LEN	1024
+#define VRNIC_PKEY_TBL_LEN	1
+#define VRNIC_VENDOR_ID		0xffffff	/* no OUI: a soft device */
+
+/* Object number ranges.  QPNs 0 and 1 are the special QPs (IBA 3.5.1). */
+#define VRNIC_MIN_QPN		16
+#define VRNIC_MAX_QPN		0x00ffffff
+#define VRNIC_MIN_SRQN		0x00020001
+#define VRNIC_MAX_SRQN		0x00ffffff
+#define VRNIC_MAX_AH		0x7fff
+
+/* Device limits advertised by query_device. */
+#define VRNIC_MAX_QP_WR		0x4000
+#define VRNIC_MAX_SGE		32
+#define VRNIC_MAX_SGE_RD	32
+#define VRNIC_MAX_INLINE	512
+#define VRNIC_MAX_CQE		0x7fff
+#define VRNIC_MAX_SRQ_WR	0x4000
+#define VRNIC_MAX_SRQ_SGE	27
+#define VRNIC_MAX_RD_ATOMIC	128
+#define VRNIC_MAX_FRWR_PAGES	512
+#define VRNIC_MAX_MR		0x00100000
+#define VRNIC_MAX_PD		0x00100000
+
+/**
+ * struct vrnic_dev - one vrnic RDMA device, bound to one netdev
+ * @ibdev:	the core device; embedded first so the core allocates us
+ * @ndev:	the netdev; its reference is held by the core through
+ *		ib_device_set_netdev() until the device is unregistered
+ * @dma_dev:	the netdev's DMA-capable ancestor (a PCI function), or NULL
+ *		when the netdev has none (veth) and vrnic uses virtual DMA
+ * @attr:	what query_device reports
+ * @qps:	QPN -> struct vrnic_qp, for receive dispatch (RCU lookups)
+ * @srqs:	SRQ number allocation
+ * @ahs:	AH number -> struct vrnic_ah; user UD WQEs name AHs by number
+ * @mrs:	key index -> struct vrnic_mr (the MPT)
+ * @list:	on the module's device list (vrnic_main.c)
+ */
+struct vrnic_dev {
+	struct ib_device	ibdev;
+	struct net_device	*ndev;
+	struct device		*dma_dev;
+	struct ib_device_attr	attr;
+
+	struct xarray		qps;
+	u32			next_qpn;
+	struct xarray		srqs;
+	u32			next_srqn;
+	struct xarray		ahs;
+	u32			next_ah;
+	struct xarray		mrs;
+	u32			next_mr;
+
+	atomic_t		num_qp;
+	atomic_t		num_cq;
+	atomic_t		num_mr;
+	atomic_t		num_pd;
+	atomic_t		num_srq;
+	atomic_t		num_ah;
+
+	struct list_head	list;
+};
+
+static inline struct vrnic_dev *to_vdev(struct ib_device *ibdev)
+{
+	return container_of(ibdev, struct vrnic_dev, ibdev);
+}
+
+/* Per-object debug messages, rate limited and naming the device. */
+#define vrnic_dbg(vdev, fmt, ...) \
+	ibdev_dbg(&(vdev)->ibdev, "%s: " fmt, __func__, ##__VA_ARGS__)
+#define vrnic_warn_ratelimited(vdev, fmt, ...) \
+	ibdev_warn_ratelimited(&(vdev)->ibdev, fmt, ##__VA_ARGS__)
+
+/* vrnic_main.c */
+enum ib_mtu vrnic_active_mtu(struct vrnic_dev *vdev);
+
+/* vrnic_verbs.c */
+int vrnic_register(struct vrnic_dev *vdev, const char *name);
+
+/* vrnic_main.c */
+void vrnic_dev_unlist(struct vrnic_dev *vdev);
+
+#endif /* VRNIC_H */

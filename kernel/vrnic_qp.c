@@ -1,0 +1,565 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * vrnic: queue pair objects and the QP state machine (IBA 10.3).
+ *
+ * Lock order: qp->state_lock, then a work queue's lock, then a CQ's lock.
+ *
+ * Copyright (c) 2026 The vrnic authors
+ */
+
+#include <rdma/uverbs_ioctl.h>
+
+#include "vrnic.h"
+#include "vrnic_qp.h"
+#include "vrnic_verbs.h"
+
+static const char * const vrnic_qp_state_names[] = {
+	[IB_QPS_RESET]	= "RESET",
+	[IB_QPS_INIT]	= "INIT",
+	[IB_QPS_RTR]	= "RTR",
+	[IB_QPS_RTS]	= "RTS",
+	[IB_QPS_SQD]	= "SQD",
+	[IB_QPS_SQE]	= "SQE",
+	[IB_QPS_ERR]	= "ERR",
+};
+
+static const char * const vrnic_qp_cause_names[VRNIC_QP_CAUSE_COUNT] = {
+	[VRNIC_QP_CAUSE_VERB]		= "verb",
+	[VRNIC_QP_CAUSE_ERROR]		= "error",
+	[VRNIC_QP_CAUSE_RETRY]		= "retry",
+	[VRNIC_QP_CAUSE_DESTROY]	= "destroy",
+};
+
+const char *vrnic_qp_state_name(enum ib_qp_state state)
+{
+	if ((unsigned int)state >= ARRAY_SIZE(vrnic_qp_state_names))
+		return "?";
+	return vrnic_qp_state_names[state];
+}
+
+/**
+ * vrnic_qp_get - look a QP up by number and take a reference
+ *
+ * Context: any; the lookup is RCU-safe.
+ * Return: the QP, or NULL; drop it with vrnic_qp_put().
+ */
+struct vrnic_qp *vrnic_qp_get(struct vrnic_dev *vdev, u32 qpn)
+{
+	struct vrnic_qp *qp;
+
+	rcu_read_lock();
+	qp = xa_load(&vdev->qps, qpn);
+	if (qp && !refcount_inc_not_zero(&qp->users))
+		qp = NULL;
+	rcu_read_unlock();
+	return qp;
+}
+
+void vrnic_qp_put(struct vrnic_qp *qp)
+{
+	if (refcount_dec_and_test(&qp->users))
+		complete(&qp->done);
+}
+
+/* Completion opcode of a send WQE, for flushed and failed sends. */
+static enum ib_wc_opcode vrnic_wc_opcode(u32 wr_opcode)
+{
+	switch (wr_opcode) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		return IB_WC_RDMA_WRITE;
+	case IB_WR_RDMA_READ:
+	case IB_WR_RDMA_READ_WITH_INV:
+		return IB_WC_RDMA_READ;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+		return IB_WC_COMP_SWAP;
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		return IB_WC_FETCH_ADD;
+	case IB_WR_LOCAL_INV:
+		return IB_WC_LOCAL_INV;
+	case IB_WR_REG_MR:
+		return IB_WC_REG_MR;
+	case IB_WR_SEND:
+	case IB_WR_SEND_WITH_IMM:
+	case IB_WR_SEND_WITH_INV:
+	default:
+		return IB_WC_SEND;
+	}
+}
+
+/*
+ * Complete every WQE left on the QP's queues with IB_WC_WR_FLUSH_ERR, in
+ * order (IBA 10.3.1, "Error": outstanding and new WRs are flushed).
+ * Error completions are generated whatever the WR's signaling.
+ * Context: any; takes the queues' and CQs' locks.
+ */
+static void vrnic_qp_flush(struct vrnic_qp *qp)
+{
+	unsigned long flags;
+	struct ib_wc wc;
+
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	for (;;) {
+		const struct rxe_send_wqe *wqe = vrnic_queue_head(&qp->sq.queue);
+
+		if (!wqe)
+			break;
+		memset(&wc, 0, sizeof(wc));
+		/* User memory: read each field once, trust none. */
+		wc.wr_id = READ_ONCE(wqe->wr.wr_id);
+		wc.opcode = vrnic_wc_opcode(READ_ONCE(wqe->wr.opcode));
+		wc.status = IB_WC_WR_FLUSH_ERR;
+		wc.qp = &qp->ibqp;
+		vrnic_queue_advance_consumer(&qp->sq.queue);
+		if (vrnic_cq_post(qp->scq, &wc, false))
+			break;
+	}
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+
+	if (qp->srq)
+		return;
+	spin_lock_irqsave(&qp->rq.lock, flags);
+	for (;;) {
+		const struct rxe_recv_wqe *wqe = vrnic_queue_head(&qp->rq.queue);
+
+		if (!wqe)
+			break;
+		memset(&wc, 0, sizeof(wc));
+		wc.wr_id = READ_ONCE(wqe->wr_id);
+		wc.opcode = IB_WC_RECV;
+		wc.status = IB_WC_WR_FLUSH_ERR;
+		wc.qp = &qp->ibqp;
+		vrnic_queue_advance_consumer(&qp->rq.queue);
+		if (vrnic_cq_post(qp->rcq, &wc, false))
+			break;
+	}
+	spin_unlock_irqrestore(&qp->rq.lock, flags);
+}
+
+/* Caller holds qp->state_lock. */
+static void vrnic_qp_set_state(struct vrnic_qp *qp, enum ib_qp_state new,
+			       enum vrnic_qp_cause cause)
+{
+	struct vrnic_dev *vdev = to_vdev(qp->ibqp.device);
+
+	vrnic_dbg(vdev, "qp %u %s => %s (%s)\n", qp->ibqp.qp_num,
+		  vrnic_qp_state_name(qp->state), vrnic_qp_state_name(new),
+		  vrnic_qp_cause_names[cause]);
+	qp->state = new;
+	qp->attr.qp_state = new;
+}
+
+/**
+ * vrnic_qp_error - move a QP to ERR on its own (not through modify_qp)
+ * @qp:		the QP
+ * @cause:	why, for the trace
+ *
+ * Flushes the queues and raises IB_EVENT_QP_FATAL.
+ * Context: any.
+ */
+void vrnic_qp_error(struct vrnic_qp *qp, enum vrnic_qp_cause cause)
+{
+	unsigned long flags;
+	bool was_err;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	was_err = qp->state == IB_QPS_ERR;
+	if (!was_err)
+		vrnic_qp_set_state(qp, IB_QPS_ERR, cause);
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	if (was_err)
+		return;
+
+	vrnic_qp_flush(qp);
+	if (qp->ibqp.event_handler) {
+		struct ib_event ev = {
+			.device = qp->ibqp.device,
+			.element.qp = &qp->ibqp,
+			.event = IB_EVENT_QP_FATAL,
+		};
+
+		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+	}
+}
+
+static int vrnic_qp_check_cap(struct vrnic_dev *vdev, struct ib_qp_init_attr *init)
+{
+	struct ib_qp_cap *cap = &init->cap;
+
+	if (cap->max_send_wr > vdev->attr.max_qp_wr ||
+	    cap->max_send_sge > vdev->attr.max_send_sge ||
+	    cap->max_inline_data > VRNIC_MAX_INLINE)
+		return -EINVAL;
+	if (!init->srq && (cap->max_recv_wr > vdev->attr.max_qp_wr ||
+			   cap->max_recv_sge > vdev->attr.max_recv_sge))
+		return -EINVAL;
+	return 0;
+}
+
+int vrnic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		    struct ib_udata *udata)
+{
+	struct vrnic_dev *vdev = to_vdev(ibqp->device);
+	struct vrnic_qp *qp = to_vqp(ibqp);
+	struct rxe_create_qp_resp resp = {};
+	struct ib_ucontext *uctx = NULL;
+	unsigned int sq_wr, rq_wr;
+	size_t sq_payload;
+	u32 qpn;
+	int err;
+
+	switch (init->qp_type) {
+	case IB_QPT_RC:
+	case IB_QPT_UC:
+	case IB_QPT_UD:
+		break;
+	case IB_QPT_GSI:
+		if (udata)
+			return -EINVAL;
+		break;
+	default:
+		return -EOPNOTSUPP;
+	}
+	if (init->create_flags)
+		return -EOPNOTSUPP;
+	if (!init->send_cq || (!init->srq && !init->recv_cq))
+		return -EINVAL;
+	err = vrnic_qp_check_cap(vdev, init);
+	if (err)
+		return err;
+	if (udata) {
+		if (udata->outlen < sizeof(resp))
+			return -EINVAL;
+		uctx = &rdma_udata_to_drv_context(udata, struct vrnic_ucontext,
+						  ibuc)->ibuc;
+	}
+
+	refcount_set(&qp->users, 1);
+	init_completion(&qp->done);
+	spin_lock_init(&qp->state_lock);
+	spin_lock_init(&qp->sq.lock);
+	spin_lock_init(&qp->rq.lock);
+	qp->state = IB_QPS_RESET;
+	qp->attr.qp_state = IB_QPS_RESET;
+	qp->is_user = udata;
+	qp->sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
+	qp->scq = to_vcq(init->send_cq);
+	qp->rcq = init->recv_cq ? to_vcq(init->recv_cq) : NULL;
+	qp->srq = init->srq ? to_vsrq(init->srq) : NULL;
+
+	/* A send WQE holds the larger of its SGE list and its inline data. */
+	sq_payload = max_t(size_t, init->cap.max_send_sge * sizeof(struct rxe_sge),
+			   init->cap.max_inline_data);
+	sq_payload = max_t(size_t, sq_payload, sizeof(struct rxe_sge));
+	sq_wr = max_t(u32, init->cap.max_send_wr, 1);
+	err = vrnic_queue_init(&qp->sq.queue, &sq_wr,
+			       sizeof(struct rxe_send_wqe) + sq_payload,
+			       udata ? VRNIC_QUEUE_FROM_USER : VRNIC_QUEUE_FROM_KERNEL);
+	if (err)
+		return err;
+	/* The queue rounded the element up; hand the room to the user. */
+	sq_payload = vrnic_queue_elem_size(&qp->sq.queue) - sizeof(struct rxe_send_wqe);
+	qp->sq.max_sge = min_t(u32, sq_payload / sizeof(struct rxe_sge),
+			       vdev->attr.max_send_sge);
+	qp->sq.max_inline = min_t(u32, sq_payload, VRNIC_MAX_INLINE);
+
+	if (!qp->srq) {
+		rq_wr = max_t(u32, init->cap.max_recv_wr, 1);
+		qp->rq.max_sge = max_t(u32, init->cap.max_recv_sge, 1);
+		err = vrnic_queue_init(&qp->rq.queue, &rq_wr,
+				       vrnic_recv_wqe_size(qp->rq.max_sge),
+				       udata ? VRNIC_QUEUE_FROM_USER :
+					       VRNIC_QUEUE_FROM_KERNEL);
+		if (err)
+			goto err_sq;
+	}
+
+	if (udata) {
+		if (!qp->srq) {
+			err = vrnic_queue_mmap_info(&qp->rq.queue, uctx, &resp.rq_mi);
+			if (err)
+				goto err_rq;
+		}
+		err = vrnic_queue_mmap_info(&qp->sq.queue, uctx, &resp.sq_mi);
+		if (err)
+			goto err_rq;
+		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
+		if (err)
+			goto err_rq;
+	}
+
+	/* Publish last: from here the receive path can find the QP. */
+	if (init->qp_type == IB_QPT_GSI) {
+		qpn = 1;
+		err = xa_insert(&vdev->qps, qpn, qp, GFP_KERNEL);
+	} else {
+		err = xa_alloc_cyclic(&vdev->qps, &qpn, qp,
+				      XA_LIMIT(VRNIC_MIN_QPN, VRNIC_MAX_QPN),
+				      &vdev->next_qpn, GFP_KERNEL);
+		err = err < 0 ? err : 0;
+	}
+	if (err)
+		goto err_rq;
+	ibqp->qp_num = qpn;
+
+	init->cap.max_send_wr = sq_wr;
+	init->cap.max_send_sge = qp->sq.max_sge;
+	init->cap.max_inline_data = qp->sq.max_inline;
+	if (!qp->srq) {
+		init->cap.max_recv_wr = rq_wr;
+		init->cap.max_recv_sge = qp->rq.max_sge;
+	}
+	atomic_inc(&vdev->num_qp);
+	return 0;
+
+err_rq:
+	if (!qp->srq)
+		vrnic_queue_cleanup(&qp->rq.queue);
+err_sq:
+	vrnic_queue_cleanup(&qp->sq.queue);
+	return err;
+}
+
+static int vrnic_qp_check_attr(struct vrnic_qp *qp, struct ib_qp_attr *attr,
+			       int mask)
+{
+	struct vrnic_dev *vdev = to_vdev(qp->ibqp.device);
+
+	if ((mask & IB_QP_PORT) && attr->port_num != VRNIC_PORT)
+		return -EINVAL;
+	if ((mask & IB_QP_PKEY_INDEX) && attr->pkey_index >= VRNIC_PKEY_TBL_LEN)
+		return -EINVAL;
+	if ((mask & IB_QP_PATH_MTU) &&
+	    (attr->path_mtu < IB_MTU_256 || attr->path_mtu > IB_MTU_4096))
+		return -EINVAL;
+	if ((mask & IB_QP_MAX_QP_RD_ATOMIC) &&
+	    attr->max_rd_atomic > vdev->attr.max_qp_init_rd_atom)
+		return -EINVAL;
+	if ((mask & IB_QP_MAX_DEST_RD_ATOMIC) &&
+	    attr->max_dest_rd_atomic > vdev->attr.max_qp_rd_atom)
+		return -EINVAL;
+	if ((mask & IB_QP_TIMEOUT) && attr->timeout > 31)
+		return -EINVAL;
+	if ((mask & IB_QP_RETRY_CNT) && attr->retry_cnt > 7)
+		return -EINVAL;
+	if ((mask & IB_QP_RNR_RETRY) && attr->rnr_retry > 7)
+		return -EINVAL;
+	if ((mask & IB_QP_MIN_RNR_TIMER) && attr->min_rnr_timer > 31)
+		return -EINVAL;
+	if (mask & IB_QP_AV) {
+		/* RoCE addresses by GID: a GRH and a resolved source GID. */
+		if (!(rdma_ah_get_ah_flags(&attr->ah_attr) & IB_AH_GRH) ||
+		    !attr->ah_attr.grh.sgid_attr)
+			return -EINVAL;
+	}
+	if (mask & (IB_QP_ALT_PATH | IB_QP_PATH_MIG_STATE))
+		return -EOPNOTSUPP;	/* no automatic path migration */
+	if (mask & IB_QP_EN_SQD_ASYNC_NOTIFY)
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+/* Copy what modify_qp set into the QP.  Caller holds qp->state_lock. */
+static void vrnic_qp_store_attr(struct vrnic_qp *qp, struct ib_qp_attr *attr,
+				int mask)
+{
+	struct ib_qp_attr *a = &qp->attr;
+
+	if (mask & IB_QP_ACCESS_FLAGS)
+		a->qp_access_flags = attr->qp_access_flags;
+	if (mask & IB_QP_PKEY_INDEX)
+		a->pkey_index = attr->pkey_index;
+	if (mask & IB_QP_PORT)
+		a->port_num = attr->port_num;
+	if (mask & IB_QP_QKEY)
+		a->qkey = attr->qkey;
+	if (mask & IB_QP_PATH_MTU)
+		a->path_mtu = attr->path_mtu;
+	if (mask & IB_QP_TIMEOUT)
+		a->timeout = attr->timeout;
+	if (mask & IB_QP_RETRY_CNT)
+		a->retry_cnt = attr->retry_cnt;
+	if (mask & IB_QP_RNR_RETRY)
+		a->rnr_retry = attr->rnr_retry;
+	if (mask & IB_QP_RQ_PSN)
+		a->rq_psn = attr->rq_psn & 0xffffff;
+	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
+		a->max_rd_atomic = attr->max_rd_atomic;
+	if (mask & IB_QP_MIN_RNR_TIMER)
+		a->min_rnr_timer = attr->min_rnr_timer;
+	if (mask & IB_QP_SQ_PSN)
+		a->sq_psn = attr->sq_psn & 0xffffff;
+	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
+		a->max_dest_rd_atomic = attr->max_dest_rd_atomic;
+	if (mask & IB_QP_DEST_QPN)
+		a->dest_qp_num = attr->dest_qp_num & 0xffffff;
+}
+
+int vrnic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		    struct ib_udata *udata)
+{
+	struct rdma_ah_attr av = {};
+	struct vrnic_qp *qp = to_vqp(ibqp);
+	enum ib_qp_state cur, new;
+	unsigned long flags;
+	bool flush = false;
+	int err;
+
+	if (mask & ~IB_QP_ATTR_STANDARD_BITS)
+		return -EOPNOTSUPP;
+	err = vrnic_qp_check_attr(qp, attr, mask);
+	if (err)
+		return err;
+	/*
+	 * Taking and dropping the source GID reference may sleep, so the new
+	 * address vector is copied here and swapped in under the lock.
+	 */
+	if (mask & IB_QP_AV)
+		rdma_copy_ah_attr(&av, &attr->ah_attr);
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	cur = (mask & IB_QP_CUR_STATE) ? attr->cur_qp_state : qp->state;
+	new = (mask & IB_QP_STATE) ? attr->qp_state : cur;
+	/* IBA 11.2.4.2 (C11-10): the current state must be right if given. */
+	if (cur != qp->state && !(cur == IB_QPS_SQE && qp->state == IB_QPS_RTS)) {
+		err = -EINVAL;
+		goto out;
+	}
+	if (!ib_modify_qp_is_ok(cur, new, ibqp->qp_type, mask)) {
+		err = -EINVAL;
+		goto out;
+	}
+
+	vrnic_qp_store_attr(qp, attr, mask);
+	if (mask & IB_QP_AV)
+		swap(av, qp->attr.ah_attr);
+	if (mask & IB_QP_STATE) {
+		if (new == IB_QPS_RESET) {
+			vrnic_queue_reset(&qp->sq.queue);
+			if (!qp->srq)
+				vrnic_queue_reset(&qp->rq.queue);
+		}
+		flush = new == IB_QPS_ERR && qp->state != IB_QPS_ERR;
+		vrnic_qp_set_state(qp, new, VRNIC_QP_CAUSE_VERB);
+	}
+out:
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	/* The replaced vector, or the new one if the change was refused. */
+	rdma_destroy_ah_attr(&av);
+	if (flush)
+		vrnic_qp_flush(qp);
+	return err;
+}
+
+int vrnic_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		   struct ib_qp_init_attr *init)
+{
+	struct vrnic_qp *qp = to_vqp(ibqp);
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	*attr = qp->attr;
+	/* The stored sgid_attr reference stays ours. */
+	attr->ah_attr.grh.sgid_attr = NULL;
+	attr->qp_state = qp->state;
+	attr->cur_qp_state = qp->state;
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+
+	attr->cap.max_send_wr = qp->sq.queue.mask;
+	attr->cap.max_send_sge = qp->sq.max_sge;
+	attr->cap.max_inline_data = qp->sq.max_inline;
+	attr->cap.max_recv_wr = qp->srq ? 0 : qp->rq.queue.mask;
+	attr->cap.max_recv_sge = qp->srq ? 0 : qp->rq.max_sge;
+	attr->sq_draining = 0;
+
+	memset(init, 0, sizeof(*init));
+	init->event_handler = ibqp->event_handler;
+	init->qp_context = ibqp->qp_context;
+	init->send_cq = ibqp->send_cq;
+	init->recv_cq = ibqp->recv_cq;
+	init->srq = ibqp->srq;
+	init->cap = attr->cap;
+	init->sq_sig_type = qp->sig_all ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR;
+	init->qp_type = ibqp->qp_type;
+	init->port_num = VRNIC_PORT;
+	return 0;
+}
+
+int vrnic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
+{
+	struct vrnic_dev *vdev = to_vdev(ibqp->device);
+	struct vrnic_qp *qp = to_vqp(ibqp);
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	vrnic_qp_set_state(qp, IB_QPS_RESET, VRNIC_QP_CAUSE_DESTROY);
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+
+	/* No new lookups; wait for the ones in flight. */
+	xa_erase(&vdev->qps, ibqp->qp_num);
+	vrnic_qp_put(qp);
+	wait_for_completion(&qp->done);
+
+	rdma_destroy_ah_attr(&qp->attr.ah_attr);
+	if (!qp->srq)
+		vrnic_queue_cleanup(&qp->rq.queue);
+	vrnic_queue_cleanup(&qp->sq.queue);
+	atomic_dec(&vdev->num_qp);
+	return 0;
+}
+
+/*
+ * The doorbell: librxe writes send WQEs into the mapped SQ and then issues
+ * a POST_SEND command with no work requests; kernel consumers arrive here
+ * after vrnic_post_send() queued their WQEs.  The requester engine is the
+ * next slice of the driver; until it exists, a doorbell only flushes a QP
+ * that is in ERR.
+ */
+static void vrnic_qp_doorbell(struct vrnic_qp *qp)
+{
+	if (READ_ONCE(qp->state) == IB_QPS_ERR)
+		vrnic_qp_flush(qp);
+}
+
+int vrnic_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		    const struct ib_send_wr **bad_wr)
+{
+	struct vrnic_qp *qp = to_vqp(ibqp);
+
+	if (qp->is_user) {
+		if (wr) {
+			*bad_wr = wr;
+			return -EINVAL;
+		}
+		vrnic_qp_doorbell(qp);
+		return 0;
+	}
+	/* Kernel send WQEs need the requester engine. */
+	*bad_wr = wr;
+	return -EOPNOTSUPP;
+}
+
+int vrnic_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		    const struct ib_recv_wr **bad_wr)
+{
+	struct vrnic_qp *qp = to_vqp(ibqp);
+	unsigned long flags;
+	int err = 0;
+
+	if (qp->srq || qp->is_user) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+	spin_lock_irqsave(&qp->rq.lock, flags);
+	for (; wr; wr = wr->next) {
+		err = vrnic_queue_post_recv(&qp->rq.queue, wr, qp->rq.max_sge);
+		if (err)
+			break;
+	}
+	spin_unlock_irqrestore(&qp->rq.lock, flags);
+	if (err)
+		*bad_wr = wr;
+	else if (READ_ONCE(qp->state) == IB_QPS_ERR)
+		vrnic_qp_flush(qp);
+	return err;
+}
