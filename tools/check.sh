@@ -121,7 +121,7 @@ expect_fail() {
 	fi
 }
 
-guest_steps="log-scan-catches-warn module-load conformance-rxe smoke-rxe iommu-rxe"
+guest_steps="log-scan-catches-warn module-load conformance-rxe conformance-vrnic smoke-rxe iommu-rxe"
 for fl in stock debug; do
 	any=0
 	for st in $guest_steps; do want "$fl/$st" && any=1; done
@@ -153,6 +153,8 @@ for fl in stock debug; do
 		tools/testbed/tests/module-load.sh
 	guest "$fl/conformance-rxe" "${kenv[@]}" --topo one --timeout $((300 * slow)) \
 		--env VRNIC_DRIVER=rxe tools/testbed/tests/conformance.sh
+	guest "$fl/conformance-vrnic" "${kenv[@]}" --topo one --timeout $((300 * slow)) \
+		--env VRNIC_DRIVER=vrnic tools/testbed/tests/conformance.sh
 	guest "$fl/smoke-rxe" "${kenv[@]}" --topo two --timeout $((600 * slow)) \
 		--env VRNIC_DRIVER=rxe tools/testbed/tests/smoke.sh
 	guest "$fl/iommu-rxe" "${kenv[@]}" --topo iommu --timeout $((120 * slow)) \

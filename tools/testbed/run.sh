@@ -122,7 +122,7 @@ vrnic.repo=$REPO_DIR vrnic.script=/results/script.sh vrnic.tmo=$tmo vrnic.kernel
 	[ "$iommu" -eq 1 ] && append="$append intel_iommu=on iommu.passthrough=0 iommu.strict=1"
 
 	timeout --kill-after=5 $((tmo + 120)) \
-	qemu-system-x86_64 "${machine[@]}" -accel tcg,thread=multi -cpu max \
+	qemu-system-x86_64 "${machine[@]}" -accel tcg,thread=multi -cpu max,la57=off \
 		-smp "$smp" -m "$mem" "${iommu_args[@]}" \
 		-kernel "$kdir/bzImage" -initrd "$kdir/initrd.gz" -append "$append" \
 		-display none -monitor none -no-reboot -nodefaults \
