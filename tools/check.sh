@@ -101,6 +101,8 @@ guest() {
 	if [ "$rc" -ne 0 ] && [ "$nfail" -eq 0 ]; then
 		record FAIL "run/$name" "$run"
 		sed 's/^/    /' "$out/${name////-}.err" | tail -n 20
+	elif [ "$rc" -eq 0 ] && ! cat "$run"/host*/results.txt >/dev/null 2>&1; then
+		record FAIL "run/$name" "the run reported no results: $run"
 	fi
 	return 0
 }

@@ -12,7 +12,8 @@ arg() { sed -n "s/.*\b$1=\([^ ]*\).*/\1/p" /proc/cmdline; }
 
 mount -t proc proc /proc
 mount -t sysfs sys /sys
-mount -t tmpfs tmp /tmp
+# /tmp stays the overlay's: the repository or the cache may live under the
+# host's /tmp (CI clones anywhere), and writes land in the tmpfs upper.
 mount -t tmpfs run /run
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
@@ -50,7 +51,8 @@ echo "testbed: host$host up after $(cut -d' ' -f1 /proc/uptime) s" >/dev/console
 echo "$(cut -d' ' -f1 /proc/uptime)" >"$VRNIC_OUT/boot-seconds"
 
 cd "$VRNIC_REPO"
-timeout --kill-after=5 "$(arg vrnic.tmo)" bash "$script" >"$VRNIC_OUT/output.log" 2>&1
+# -e: a script whose helpers failed to load must not pass by saying nothing.
+timeout --kill-after=5 "$(arg vrnic.tmo)" bash -e "$script" >"$VRNIC_OUT/output.log" 2>&1
 rc=$?
 echo "$rc" >"$VRNIC_OUT/rc"
 echo "testbed: host$host script exit $rc" >/dev/console

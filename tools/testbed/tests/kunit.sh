@@ -1,0 +1,114 @@
+# SPDX-License-Identifier: GPL-2.0
+# vrnic's KUnit suites, built into a test build of rdma_vrnic.ko
+# (CONFIG_RDMA_VRNIC_KUNIT_TEST=y, against the debug kernel): loading the
+# module runs them.  Every case, and every parameter of a parametrised case,
+# becomes a result "kunit/<suite>/<case>[/<param>]", and each suite's own
+# verdict "kunit/<suite>".
+#
+# VRNIC_KUNIT_KO: absolute path of that rdma_vrnic.ko.
+#
+# insmod succeeds even when cases fail, so the verdicts come from the KTAP.
+# 6.1 keeps only 512 bytes of KTAP per case in debugfs
+# (/sys/kernel/debug/kunit/<suite>/results), which a case with many
+# parameters overflows, so the per-case lines are read from the kernel log
+# of the insmod (the same KTAP, complete), falling back to debugfs; the
+# suite verdict is always the one debugfs reports.
+. tools/testbed/guest-lib.sh
+
+ko=${VRNIC_KUNIT_KO:?set VRNIC_KUNIT_KO to the KUnit build of rdma_vrnic.ko}
+dbg=/sys/kernel/debug/kunit
+
+[ -f "$ko" ] || { echo "no module at $ko" >&2; exit 1; }
+[ -d "$dbg" ] || { echo "$dbg missing: kernel without KUNIT_DEBUGFS?" >&2; exit 1; }
+
+# What the module links against (ib_core, ib_uverbs, UDP tunnels, ...).
+deps=$(modinfo -F depends "$ko" | tr ',' ' ')
+# shellcheck disable=SC2086
+tb_modprobe ib_core ib_uverbs $deps
+
+marker="vrnic-kunit-start-$$-$RANDOM"
+echo "$marker" >/dev/kmsg
+if ! insmod "$ko"; then
+	tb_result kunit/insmod FAIL
+	exit 1
+fi
+klog=$(dmesg --notime | sed -n "/$marker/,\$p")
+
+# ktap_results SUITE: read KTAP on stdin, print "STATUS NAME" for each case
+# and parameter of SUITE, and "PLAN N" with the number of cases it plans.
+ktap_results() {
+	awk -v want="$1" '
+	function result(s, name,    st, rest) {
+		st = "PASS"
+		if (s ~ /^not ok /) { st = "FAIL"; sub(/^not ok [0-9]+ /, "", s) }
+		else sub(/^ok [0-9]+ /, "", s)
+		if (s ~ / # SKIP/) {
+			if (st == "PASS") st = "SKIP"
+			sub(/ # SKIP.*/, "", s)
+		}
+		gsub(/[^A-Za-z0-9_.:+-]/, "_", s)
+		print st, name s
+	}
+	{
+		match($0, /^ */)
+		ind = RLENGTH
+		s = substr($0, ind + 1)
+	}
+	ind == 4 && s ~ /^# Subtest: / {
+		insuite = (substr(s, 12) == want)
+		param = ""
+		next
+	}
+	!insuite { next }
+	ind == 4 && s ~ /^1\.\.[0-9]+$/ { print "PLAN", substr(s, 4); next }
+	ind == 8 && s ~ /^# Subtest: / { param = substr(s, 12); next }
+	ind == 8 && s ~ /^(not )?ok [0-9]+ / { result(s, param "/"); next }
+	ind == 4 && s ~ /^(not )?ok [0-9]+ / { result(s, ""); param = ""; next }
+	ind == 0 && s ~ /^(not )?ok [0-9]+ / { insuite = 0 }
+	'
+}
+
+nsuites=0
+for dir in "$dbg"/vrnic*; do
+	[ -f "$dir/results" ] || continue
+	suite=${dir##*/}
+	nsuites=$((nsuites + 1))
+	res=$(cat "$dir/results")
+	echo "$res"
+
+	# The kernel log holds the whole suite if its closing line is there.
+	src=$klog
+	printf '%s\n' "$klog" | grep -Eq "^(not )?ok [0-9]+ $suite\$" || src=$res
+	lines=$(printf '%s\n' "$src" | ktap_results "$suite")
+
+	plan=$(printf '%s\n' "$lines" | sed -n 's/^PLAN //p' | head -n1)
+	ncases=0
+	while read -r st name; do
+		[ "$st" = PLAN ] && continue
+		[ -n "$name" ] || continue
+		tb_result "kunit/$suite/$name" "$st"
+		case "$name" in */*) ;; *) ncases=$((ncases + 1)) ;; esac
+	done <<<"$lines"
+
+	verdict=$(printf '%s\n' "$res" | grep -E "^(not )?ok [0-9]+ $suite( |\$)" | tail -n1)
+	case "$verdict" in
+	"not ok"*) tb_result "kunit/$suite" FAIL ;;
+	*"# SKIP"*) tb_result "kunit/$suite" SKIP ;;
+	ok*)
+		if [ "$ncases" -eq 0 ] || [ "$ncases" != "${plan:-0}" ]; then
+			tb_result "kunit/$suite" FAIL "$ncases of ${plan:-?} cases reported"
+		else
+			tb_result "kunit/$suite" PASS "$ncases cases"
+		fi
+		;;
+	*) tb_result "kunit/$suite" FAIL "no verdict in $dir/results" ;;
+	esac
+done
+
+if [ "$nsuites" -eq 0 ]; then
+	tb_result kunit/suites FAIL "no vrnic suite in $dbg"
+	rmmod rdma_vrnic || true
+	exit 1
+fi
+
+tb_check kunit/rmmod rmmod rdma_vrnic
