@@ -90,7 +90,7 @@ for dir in "$dbg"/vrnic*; do
 		case "$name" in */*) ;; *) ncases=$((ncases + 1)) ;; esac
 	done <<<"$lines"
 
-	verdict=$(printf '%s\n' "$res" | grep -E "^(not )?ok [0-9]+ $suite( |\$)" | tail -n1)
+	verdict=$(printf '%s\n' "$res" | grep -E "^(not )?ok [0-9]+ $suite( |\$)" | tail -n1 || true)
 	case "$verdict" in
 	"not ok"*) tb_result "kunit/$suite" FAIL ;;
 	*"# SKIP"*) tb_result "kunit/$suite" SKIP ;;
