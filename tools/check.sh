@@ -54,7 +54,15 @@ kmod_build() {
 	cp -r tools/testbed/tests/warn-module "$d/warn-module"
 	make -C "$kdir" M="$d/vrnic" CONFIG_RDMA_VRNIC=m modules \
 		>"$out/kmod-$fl.log" 2>&1 &&
-	make -C "$kdir" M="$d/warn-module" modules >>"$out/kmod-$fl.log" 2>&1
+	make -C "$kdir" M="$d/warn-module" modules >>"$out/kmod-$fl.log" 2>&1 ||
+		return 1
+	# KUnit suites build into a second copy of the module.
+	if [ "$fl" = debug ]; then
+		cp -r kernel "$d/vrnic-kunit"
+		make -C "$kdir" M="$d/vrnic-kunit" CONFIG_RDMA_VRNIC=m \
+			CONFIG_RDMA_VRNIC_KUNIT_TEST=y modules \
+			>>"$out/kmod-$fl.log" 2>&1 || return 1
+	fi
 }
 
 # --- host tests -------------------------------------------------------------
@@ -123,7 +131,7 @@ expect_fail() {
 	fi
 }
 
-guest_steps="log-scan-catches-warn module-load conformance-rxe conformance-vrnic smoke-rxe iommu-rxe"
+guest_steps="kunit log-scan-catches-warn module-load conformance-rxe conformance-vrnic smoke-rxe iommu-rxe"
 for fl in stock debug; do
 	any=0
 	for st in $guest_steps; do want "$fl/$st" && any=1; done
@@ -149,6 +157,9 @@ for fl in stock debug; do
 	slow=1
 	[ "$fl" = debug ] && slow=4
 
+	[ "$fl" = debug ] && guest "$fl/kunit" "${kenv[@]}" --topo one --timeout 600 \
+		--env "VRNIC_KUNIT_KO=$REPO_DIR/build/kmod/$fl/vrnic-kunit/rdma_vrnic.ko" \
+		tools/testbed/tests/kunit.sh
 	expect_fail "$fl/log-scan-catches-warn" "${kenv[@]}" --topo one --timeout 60 \
 		tools/testbed/tests/warn.sh
 	guest "$fl/module-load" "${kenv[@]}" --topo one --timeout 120 \
