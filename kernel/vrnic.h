@@ -40,6 +40,27 @@
 #define VRNIC_MAX_MR		0x00100000
 #define VRNIC_MAX_PD		0x00100000
 
+/* Device counters, reported through rdma_hw_stats (vrnic_stats.c). */
+enum vrnic_counter {
+	VRNIC_CNT_TX_PKTS,
+	VRNIC_CNT_RX_PKTS,
+	VRNIC_CNT_RX_DROP_MALFORMED,
+	VRNIC_CNT_RX_DROP_ICRC,
+	VRNIC_CNT_RX_DROP_NO_QP,
+	VRNIC_CNT_RX_DROP_QP_STATE,
+	VRNIC_CNT_RX_DROP_QKEY,
+	VRNIC_CNT_DUP_REQ,
+	VRNIC_CNT_SEQ_NAK_SENT,
+	VRNIC_CNT_SEQ_NAK_RCVD,
+	VRNIC_CNT_RNR_NAK_SENT,
+	VRNIC_CNT_RNR_NAK_RCVD,
+	VRNIC_CNT_RETRANSMITS,
+	VRNIC_CNT_RETRY_EXCEEDED,
+	VRNIC_CNT_REM_ACCESS_ERR,
+	VRNIC_CNT_TX_ERR,
+	VRNIC_CNT_COUNT
+};
+
 /**
  * struct vrnic_dev - one vrnic RDMA device, bound to one netdev
  * @ibdev:	the core device; embedded first so the core allocates us
@@ -52,6 +73,12 @@
  * @srqs:	SRQ number allocation
  * @ahs:	AH number -> struct vrnic_ah; user UD WQEs name AHs by number
  * @mrs:	key index -> struct vrnic_mr (the MPT)
+ * @atomic_lock: serialises atomic operations on host memory (IBA 9.4.5:
+ *		atomics are atomic with respect to each other on one HCA)
+ * @cnt:	the counters
+ * @net_ok:	holds a reference on its namespace's UDP sockets
+ * @net:	that namespace (no reference: the sockets are released when
+ *		the netdev unregisters, before the namespace can go)
  * @list:	on the module's device list (vrnic_main.c)
  */
 struct vrnic_dev {
@@ -76,8 +103,18 @@ struct vrnic_dev {
 	atomic_t		num_srq;
 	atomic_t		num_ah;
 
+	spinlock_t		atomic_lock;
+	atomic64_t		cnt[VRNIC_CNT_COUNT];
+	bool			net_ok;
+	struct net		*net;
+
 	struct list_head	list;
 };
+
+static inline void vrnic_count(struct vrnic_dev *vdev, enum vrnic_counter c)
+{
+	atomic64_inc(&vdev->cnt[c]);
+}
 
 static inline struct vrnic_dev *to_vdev(struct ib_device *ibdev)
 {
@@ -96,7 +133,16 @@ enum ib_mtu vrnic_active_mtu(struct vrnic_dev *vdev);
 /* vrnic_verbs.c */
 int vrnic_register(struct vrnic_dev *vdev, const char *name);
 
+/* vrnic_stats.c */
+struct rdma_hw_stats *vrnic_alloc_hw_port_stats(struct ib_device *ibdev,
+					      u32 port_num);
+int vrnic_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
+		       u32 port, int index);
+
 /* vrnic_main.c */
+struct workqueue_struct;
+extern struct workqueue_struct *vrnic_wq;
 void vrnic_dev_unlist(struct vrnic_dev *vdev);
+void vrnic_dev_release_net(struct vrnic_dev *vdev);
 
 #endif /* VRNIC_H */

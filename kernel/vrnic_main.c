@@ -18,6 +18,9 @@
 #include <rdma/rdma_netlink.h>
 
 #include "vrnic.h"
+#include "vrnic_net.h"
+
+struct workqueue_struct *vrnic_wq;
 
 static LIST_HEAD(vrnic_devs);
 static DEFINE_MUTEX(vrnic_devs_lock);
@@ -61,6 +64,23 @@ void vrnic_dev_unlist(struct vrnic_dev *vdev)
 	mutex_unlock(&vrnic_devs_lock);
 }
 
+/*
+ * Drop the device's hold on its namespace's UDP sockets, once: when its
+ * netdev unregisters (before the namespace can be torn down) or when the
+ * device is deallocated, whichever comes first.
+ */
+void vrnic_dev_release_net(struct vrnic_dev *vdev)
+{
+	bool put;
+
+	mutex_lock(&vrnic_devs_lock);
+	put = vdev->net_ok;
+	vdev->net_ok = false;
+	mutex_unlock(&vrnic_devs_lock);
+	if (put)
+		vrnic_net_put(vdev);
+}
+
 static int vrnic_newlink(const char *name, struct net_device *ndev)
 {
 	struct ib_device *other;
@@ -84,7 +104,15 @@ static int vrnic_newlink(const char *name, struct net_device *ndev)
 	if (!vdev)
 		return -ENOMEM;
 	vdev->ndev = ndev;
+	vdev->net = dev_net(ndev);
 	INIT_LIST_HEAD(&vdev->list);
+	spin_lock_init(&vdev->atomic_lock);
+	err = vrnic_net_get(vdev);
+	if (err) {
+		ib_dealloc_device(&vdev->ibdev);
+		return err;
+	}
+	vdev->net_ok = true;
 
 	mutex_lock(&vrnic_devs_lock);
 	list_add_tail(&vdev->list, &vrnic_devs);
@@ -93,6 +121,7 @@ static int vrnic_newlink(const char *name, struct net_device *ndev)
 	err = vrnic_register(vdev, name);
 	if (err) {
 		vrnic_dev_unlist(vdev);
+		vrnic_dev_release_net(vdev);
 		ib_dealloc_device(&vdev->ibdev);
 		return err;
 	}
@@ -127,6 +156,7 @@ static int vrnic_netdev_event(struct notifier_block *nb, unsigned long event,
 	switch (event) {
 	case NETDEV_UNREGISTER:
 		/* The device cannot outlive its netdev. */
+		vrnic_dev_release_net(vdev);
 		ib_unregister_device_queued(&vdev->ibdev);
 		break;
 	case NETDEV_UP:
@@ -156,11 +186,23 @@ static int __init vrnic_init(void)
 {
 	int err;
 
+	vrnic_wq = alloc_workqueue("vrnic", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	if (!vrnic_wq)
+		return -ENOMEM;
+	err = vrnic_net_init();
+	if (err)
+		goto err_wq;
 	err = register_netdevice_notifier(&vrnic_netdev_nb);
 	if (err)
-		return err;
+		goto err_net;
 	rdma_link_register(&vrnic_link_ops);
 	return 0;
+
+err_net:
+	vrnic_net_exit();
+err_wq:
+	destroy_workqueue(vrnic_wq);
+	return err;
 }
 
 static void __exit vrnic_exit(void)
@@ -191,6 +233,8 @@ static void __exit vrnic_exit(void)
 		else
 			msleep(20);
 	}
+	vrnic_net_exit();
+	destroy_workqueue(vrnic_wq);
 }
 
 module_init(vrnic_init);

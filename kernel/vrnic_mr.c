@@ -205,3 +205,93 @@ int vrnic_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	kfree(mr);
 	return 0;
 }
+
+/**
+ * vrnic_mr_get - find the MR a key names and take a reference
+ * @vdev:	the device
+ * @key:	an lkey or rkey from a WQE or a packet
+ *
+ * Context: any.  Return: the MR, or NULL for a key that names none (wrong
+ * index, stale key byte, or an MR being deregistered).
+ */
+struct vrnic_mr *vrnic_mr_get(struct vrnic_dev *vdev, u32 key)
+{
+	struct vrnic_mr *mr;
+
+	rcu_read_lock();
+	mr = xa_load(&vdev->mrs, vrnic_key_index(key));
+	if (mr && (mr->ibmr.lkey != key || !refcount_inc_not_zero(&mr->users)))
+		mr = NULL;
+	rcu_read_unlock();
+	return mr;
+}
+
+void vrnic_mr_put(struct vrnic_mr *mr)
+{
+	if (refcount_dec_and_test(&mr->users))
+		complete(&mr->done);
+}
+
+/**
+ * vrnic_mr_check - may @len bytes at @iova be accessed this way?
+ * @mr:		the MR, from vrnic_mr_get()
+ * @pd:		the PD of the QP doing the access
+ * @access:	IB_ACCESS_* bits needed (0 for a local read)
+ * @iova, @len:	the range
+ *
+ * Return: 0, -EACCES for a PD, state or rights mismatch (IBA 10.6.3), or
+ * -EFAULT for a range outside the MR.
+ */
+int vrnic_mr_check(struct vrnic_mr *mr, struct ib_pd *pd, int access,
+		   u64 iova, u64 len)
+{
+	if (mr->ibmr.pd != pd || READ_ONCE(mr->state) != VRNIC_MR_VALID)
+		return -EACCES;
+	if ((mr->access & access) != access)
+		return -EACCES;
+	if (mr->type == VRNIC_MR_DMA || !len)
+		return 0;
+	if (iova < mr->ibmr.iova || len > mr->ibmr.length ||
+	    iova - mr->ibmr.iova > mr->ibmr.length - len)
+		return -EFAULT;
+	return 0;
+}
+
+/**
+ * vrnic_mr_copy - move bytes between an MR and a buffer through its MTT
+ * @vdev:	the device (its DMA device translates the MTT's addresses)
+ * @mr:		the MR, checked with vrnic_mr_check()
+ * @iova:	start address in the MR's address space
+ * @buf:	the engine's buffer
+ * @len:	bytes
+ * @dir:	VRNIC_DMA_TO_DEVICE reads the MR
+ */
+int vrnic_mr_copy(struct vrnic_dev *vdev, struct vrnic_mr *mr, u64 iova,
+		  void *buf, u32 len, enum vrnic_dma_dir dir)
+{
+	u64 pgsz, base, off;
+	u32 chunk, idx;
+	int err;
+
+	if (mr->type == VRNIC_MR_DMA)
+		return vrnic_dma_copy(vdev->dma_dev, iova, buf, len, dir);
+
+	pgsz = 1ULL << mr->page_shift;
+	base = mr->ibmr.iova & ~(pgsz - 1);
+	while (len) {
+		off = iova - base;
+		idx = off >> mr->page_shift;
+		if (idx >= mr->npages)
+			return -EFAULT;
+		off &= pgsz - 1;
+		chunk = min_t(u64, len, pgsz - off);
+		err = vrnic_dma_copy(vdev->dma_dev, mr->mtt[idx] + off, buf,
+				     chunk, dir);
+		if (err)
+			return err;
+		iova += chunk;
+		buf += chunk;
+		len -= chunk;
+	}
+	return 0;
+}

@@ -13,6 +13,10 @@
 #include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
 
+#include "hw/dma.h"
+
+struct vrnic_dev;
+
 enum vrnic_mr_type {
 	VRNIC_MR_DMA,		/* get_dma_mr: DMA addresses, any length */
 	VRNIC_MR_USER,		/* reg_user_mr: pinned user pages */
@@ -72,5 +76,12 @@ struct ib_mr *vrnic_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 int vrnic_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		    unsigned int *sg_offset);
 int vrnic_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+
+struct vrnic_mr *vrnic_mr_get(struct vrnic_dev *vdev, u32 key);
+void vrnic_mr_put(struct vrnic_mr *mr);
+int vrnic_mr_check(struct vrnic_mr *mr, struct ib_pd *pd, int access,
+		   u64 iova, u64 len);
+int vrnic_mr_copy(struct vrnic_dev *vdev, struct vrnic_mr *mr, u64 iova,
+		  void *buf, u32 len, enum vrnic_dma_dir dir);
 
 #endif /* VRNIC_MR_H */

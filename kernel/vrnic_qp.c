@@ -7,11 +7,19 @@
  * Copyright (c) 2026 The vrnic authors
  */
 
+#include <rdma/ib_mad.h>
 #include <rdma/uverbs_ioctl.h>
 
 #include "vrnic.h"
+#include "vrnic_net.h"
+#include "vrnic_opcode.h"
 #include "vrnic_qp.h"
+#include "vrnic_recv.h"
 #include "vrnic_verbs.h"
+
+/* Rounds of the QP's work before it yields the CPU and requeues. */
+#define VRNIC_WORK_ROUNDS	64
+#define VRNIC_WORK_PKTS		32
 
 static const char * const vrnic_qp_state_names[] = {
 	[IB_QPS_RESET]	= "RESET",
@@ -154,8 +162,8 @@ static void vrnic_qp_set_state(struct vrnic_qp *qp, enum ib_qp_state new,
  * @qp:		the QP
  * @cause:	why, for the trace
  *
- * Flushes the queues and raises IB_EVENT_QP_FATAL.
- * Context: any.
+ * Schedules the flush of the queues and raises IB_EVENT_QP_FATAL.
+ * Context: any; the caller holds a reference.
  */
 void vrnic_qp_error(struct vrnic_qp *qp, enum vrnic_qp_cause cause)
 {
@@ -170,7 +178,8 @@ void vrnic_qp_error(struct vrnic_qp *qp, enum vrnic_qp_cause cause)
 	if (was_err)
 		return;
 
-	vrnic_qp_flush(qp);
+	/* The QP's work flushes the queues. */
+	vrnic_qp_schedule(qp);
 	if (qp->ibqp.event_handler) {
 		struct ib_event ev = {
 			.device = qp->ibqp.device,
@@ -180,6 +189,142 @@ void vrnic_qp_error(struct vrnic_qp *qp, enum vrnic_qp_cause cause)
 
 		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
 	}
+}
+
+/**
+ * vrnic_qp_schedule - run the QP's engines soon
+ *
+ * The caller holds a reference; the queued work takes its own.
+ */
+void vrnic_qp_schedule(struct vrnic_qp *qp)
+{
+	refcount_inc(&qp->users);
+	if (!queue_work(vrnic_wq, &qp->work))
+		vrnic_qp_put(qp);
+}
+
+/* Queue a validated packet for the QP's engines.  Context: softirq. */
+void vrnic_qp_rx(struct vrnic_qp *qp, struct sk_buff *skb)
+{
+	skb_queue_tail(&qp->rx, skb);
+	vrnic_qp_schedule(qp);
+}
+
+/* Post a completion; an overflowing CQ takes the QP down (IBA 11.4.2.1). */
+void vrnic_qp_complete(struct vrnic_qp *qp, struct vrnic_cq *cq,
+		       const struct ib_wc *wc, bool solicited)
+{
+	if (vrnic_cq_post(cq, wc, solicited))
+		vrnic_qp_error(qp, VRNIC_QP_CAUSE_ERROR);
+}
+
+/*
+ * The QP's engines: completer and responder for queued packets, then the
+ * requester.  One work item per QP, so the engines of a QP never run
+ * concurrently; a bounded number of rounds, then it requeues itself so
+ * one busy QP cannot hold a worker forever.
+ */
+static void vrnic_qp_work(struct work_struct *work)
+{
+	struct vrnic_qp *qp = container_of(work, struct vrnic_qp, work);
+	unsigned int round, n;
+	struct sk_buff *skb;
+	bool busy = false;
+
+	for (round = 0; round < VRNIC_WORK_ROUNDS; round++) {
+		enum ib_qp_state state = READ_ONCE(qp->state);
+
+		busy = false;
+		if (state == IB_QPS_RESET || state == IB_QPS_ERR) {
+			skb_queue_purge(&qp->rx);
+			if (state == IB_QPS_ERR)
+				vrnic_qp_flush(qp);
+			break;
+		}
+		for (n = 0; n < VRNIC_WORK_PKTS; n++) {
+			skb = skb_dequeue(&qp->rx);
+			if (!skb)
+				break;
+			if (vrnic_pkt(skb)->flags & VRNIC_OPF_REQ)
+				vrnic_resp_rx(qp, skb);
+			else
+				vrnic_comp_rx(qp, skb);
+			busy = true;
+		}
+		if (xchg(&qp->timed_out, false))
+			vrnic_comp_timeout(qp);
+		if (vrnic_req_run(qp, VRNIC_WORK_PKTS))
+			busy = true;
+		if (!busy)
+			break;
+	}
+	if (busy)
+		vrnic_qp_schedule(qp);
+	vrnic_qp_put(qp);
+}
+
+static void vrnic_qp_timer(struct timer_list *t)
+{
+	struct vrnic_qp *qp = from_timer(qp, t, timer);
+
+	if (!refcount_inc_not_zero(&qp->users))
+		return;
+	WRITE_ONCE(qp->timed_out, true);
+	vrnic_qp_schedule(qp);
+	vrnic_qp_put(qp);
+}
+
+/**
+ * vrnic_pkt_build - an skb holding a packet's headers and room for payload
+ * @qp:		the sending QP
+ * @opcode:	BTH opcode
+ * @psn:	BTH PSN
+ * @dst_qpn:	BTH destination QP
+ * @paylen:	payload bytes that follow the headers
+ * @ackreq:	ask for an acknowledge
+ * @se:		solicited event
+ *
+ * The extension headers are zeroed for the caller to fill; the payload
+ * starts at skb->data + vrnic_hdr_len(opcode).
+ */
+struct sk_buff *vrnic_pkt_build(struct vrnic_qp *qp, u8 opcode, u32 psn,
+				u32 dst_qpn, u32 paylen, bool ackreq, bool se)
+{
+	struct vrnic_dev *vdev = to_vdev(qp->ibqp.device);
+	struct vrnic_bth_fields f = {
+		.opcode = opcode,
+		.se = se,
+		.ackreq = ackreq,
+		.pad = vrnic_pad_for(paylen),
+		.pkey = IB_DEFAULT_PKEY_FULL,
+		.qpn = dst_qpn,
+		.psn = psn,
+	};
+	unsigned int hlen = vrnic_hdr_len(opcode);
+	unsigned int len = hlen + paylen + f.pad + 4;
+	struct sk_buff *skb;
+
+	skb = vrnic_net_alloc_skb(vdev, len);
+	if (!skb)
+		return NULL;
+	__skb_put(skb, len);
+	memset(skb->data + hlen + paylen, 0, f.pad + 4);
+	if (vrnic_build_hdrs(skb->data, len, &f) < 0) {
+		kfree_skb(skb);
+		return NULL;
+	}
+	return skb;
+}
+
+int vrnic_pkt_send(struct vrnic_qp *qp, struct sk_buff *skb,
+		   const struct rdma_ah_attr *av, u32 dst_qpn)
+{
+	struct vrnic_dev *vdev = to_vdev(qp->ibqp.device);
+	int err;
+
+	err = vrnic_net_xmit(vdev, skb, av, qp->ibqp.qp_num, dst_qpn);
+	vrnic_count(vdev, err ? VRNIC_CNT_TX_ERR : VRNIC_CNT_TX_PKTS);
+	return err;
 }
 
 static int vrnic_qp_check_cap(struct vrnic_dev *vdev, struct ib_qp_init_attr *init)
@@ -246,6 +391,10 @@ int vrnic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->scq = to_vcq(init->send_cq);
 	qp->rcq = init->recv_cq ? to_vcq(init->recv_cq) : NULL;
 	qp->srq = init->srq ? to_vsrq(init->srq) : NULL;
+	INIT_WORK(&qp->work, vrnic_qp_work);
+	skb_queue_head_init(&qp->rx);
+	timer_setup(&qp->timer, vrnic_qp_timer, 0);
+	qp->mtu = 256;
 
 	/* A send WQE holds the larger of its SGE list and its inline data. */
 	sq_payload = max_t(size_t, init->cap.max_send_sge * sizeof(struct rxe_sge),
@@ -257,6 +406,11 @@ int vrnic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 			       udata ? VRNIC_QUEUE_FROM_USER : VRNIC_QUEUE_FROM_KERNEL);
 	if (err)
 		return err;
+	qp->swqe = kvcalloc(qp->sq.queue.mask + 1, sizeof(*qp->swqe), GFP_KERNEL);
+	if (!qp->swqe) {
+		err = -ENOMEM;
+		goto err_sq;
+	}
 	/* The queue rounded the element up; hand the room to the user. */
 	sq_payload = vrnic_queue_elem_size(&qp->sq.queue) - sizeof(struct rxe_send_wqe);
 	qp->sq.max_sge = min_t(u32, sq_payload / sizeof(struct rxe_sge),
@@ -316,6 +470,7 @@ err_rq:
 	if (!qp->srq)
 		vrnic_queue_cleanup(&qp->rq.queue);
 err_sq:
+	kvfree(qp->swqe);
 	vrnic_queue_cleanup(&qp->sq.queue);
 	return err;
 }
@@ -357,6 +512,43 @@ static int vrnic_qp_check_attr(struct vrnic_qp *qp, struct ib_qp_attr *attr,
 	if (mask & IB_QP_EN_SQD_ASYNC_NOTIFY)
 		return -EOPNOTSUPP;
 	return 0;
+}
+
+/*
+ * Engine state on entering a state.  Caller holds qp->state_lock; the
+ * work does not run the engines outside RTR/RTS/SQD, so it is not racing.
+ */
+static void vrnic_qp_enter(struct vrnic_qp *qp, enum ib_qp_state new)
+{
+	struct vrnic_dev *vdev = to_vdev(qp->ibqp.device);
+	enum ib_mtu mtu = vrnic_active_mtu(vdev);
+
+	switch (new) {
+	case IB_QPS_RESET:
+		memset(&qp->req, 0, sizeof(qp->req));
+		memset(&qp->comp, 0, sizeof(qp->comp));
+		memset(&qp->resp, 0, sizeof(qp->resp));
+		break;
+	case IB_QPS_RTR:
+		if (qp->ibqp.qp_type == IB_QPT_RC || qp->ibqp.qp_type == IB_QPT_UC)
+			mtu = min(mtu, qp->attr.path_mtu ? qp->attr.path_mtu : mtu);
+		qp->mtu = ib_mtu_enum_to_int(mtu);
+		qp->resp.epsn = qp->attr.rq_psn;
+		qp->resp.msn = 0;
+		qp->resp.nak_sent = false;
+		break;
+	case IB_QPS_RTS:
+		if (qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI)
+			qp->mtu = ib_mtu_enum_to_int(mtu);
+		if (qp->state == IB_QPS_RTR) {
+			qp->req.psn = qp->attr.sq_psn;
+			qp->comp.retry = qp->attr.retry_cnt;
+			qp->comp.rnr_retry = qp->attr.rnr_retry;
+		}
+		break;
+	default:
+		break;
+	}
 }
 
 /* Copy what modify_qp set into the QP.  Caller holds qp->state_lock. */
@@ -440,6 +632,7 @@ int vrnic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 				vrnic_queue_reset(&qp->rq.queue);
 		}
 		flush = new == IB_QPS_ERR && qp->state != IB_QPS_ERR;
+		vrnic_qp_enter(qp, new);
 		vrnic_qp_set_state(qp, new, VRNIC_QP_CAUSE_VERB);
 	}
 out:
@@ -447,7 +640,7 @@ out:
 	/* The replaced vector, or the new one if the change was refused. */
 	rdma_destroy_ah_attr(&av);
 	if (flush)
-		vrnic_qp_flush(qp);
+		vrnic_qp_schedule(qp);	/* the work flushes */
 	return err;
 }
 
@@ -499,8 +692,12 @@ int vrnic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	xa_erase(&vdev->qps, ibqp->qp_num);
 	vrnic_qp_put(qp);
 	wait_for_completion(&qp->done);
+	del_timer_sync(&qp->timer);
+	cancel_work_sync(&qp->work);
+	skb_queue_purge(&qp->rx);
 
 	rdma_destroy_ah_attr(&qp->attr.ah_attr);
+	kvfree(qp->swqe);
 	if (!qp->srq)
 		vrnic_queue_cleanup(&qp->rq.queue);
 	vrnic_queue_cleanup(&qp->sq.queue);
@@ -512,19 +709,110 @@ int vrnic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
  * The doorbell: librxe writes send WQEs into the mapped SQ and then issues
  * a POST_SEND command with no work requests; kernel consumers arrive here
  * after vrnic_post_send() queued their WQEs.  The requester engine is the
- * next slice of the driver; until it exists, a doorbell only flushes a QP
- * that is in ERR.
+ * QP's work: it flushes a QP in ERR and sends from one in RTS.
  */
 static void vrnic_qp_doorbell(struct vrnic_qp *qp)
 {
-	if (READ_ONCE(qp->state) == IB_QPS_ERR)
-		vrnic_qp_flush(qp);
+	vrnic_qp_schedule(qp);
+}
+
+/* Write one kernel send WR into the SQ in the rxe WQE layout. */
+static int vrnic_post_one_send(struct vrnic_qp *qp, const struct ib_send_wr *wr)
+{
+	struct rxe_send_wqe *wqe;
+	u64 length = 0;
+	int i;
+
+	switch (wr->opcode) {
+	case IB_WR_SEND:
+	case IB_WR_SEND_WITH_IMM:
+	case IB_WR_SEND_WITH_INV:
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+	case IB_WR_RDMA_READ:
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		break;
+	default:
+		return -EOPNOTSUPP;	/* REG_MR, LOCAL_INV: not yet */
+	}
+	if (wr->num_sge < 0 || wr->num_sge > qp->sq.max_sge)
+		return -EINVAL;
+	for (i = 0; i < wr->num_sge; i++)
+		length += wr->sg_list[i].length;
+	if (length > 0x80000000ULL)
+		return -EINVAL;
+	if ((wr->send_flags & IB_SEND_INLINE) && length > qp->sq.max_inline)
+		return -EINVAL;
+	if (vrnic_queue_full(&qp->sq.queue))
+		return -ENOMEM;
+
+	wqe = vrnic_queue_producer_slot(&qp->sq.queue);
+	memset(wqe, 0, sizeof(*wqe));
+	wqe->wr.wr_id = wr->wr_id;
+	wqe->wr.opcode = wr->opcode;
+	wqe->wr.send_flags = wr->send_flags;
+	if (wr->opcode == IB_WR_SEND_WITH_INV)
+		wqe->wr.ex.invalidate_rkey = wr->ex.invalidate_rkey;
+	else
+		wqe->wr.ex.imm_data = wr->ex.imm_data;
+
+	switch (wr->opcode) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+	case IB_WR_RDMA_READ:
+		wqe->wr.wr.rdma.remote_addr = rdma_wr(wr)->remote_addr;
+		wqe->wr.wr.rdma.rkey = rdma_wr(wr)->rkey;
+		break;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		wqe->wr.wr.atomic.remote_addr = atomic_wr(wr)->remote_addr;
+		wqe->wr.wr.atomic.rkey = atomic_wr(wr)->rkey;
+		wqe->wr.wr.atomic.compare_add = atomic_wr(wr)->compare_add;
+		wqe->wr.wr.atomic.swap = atomic_wr(wr)->swap;
+		break;
+	default:
+		break;
+	}
+	if (qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI) {
+		u32 qkey = ud_wr(wr)->remote_qkey;
+
+		/* IBA 10.2.5: a Q_Key with the high bit set means the QP's. */
+		if (qkey & 0x80000000 && qp->ibqp.qp_type != IB_QPT_GSI)
+			qkey = qp->attr.qkey;
+		wqe->wr.wr.ud.remote_qpn = ud_wr(wr)->remote_qpn;
+		wqe->wr.wr.ud.remote_qkey = qkey;
+		wqe->wr.wr.ud.ah_num = to_vah(ud_wr(wr)->ah)->num;
+	}
+
+	if (wr->send_flags & IB_SEND_INLINE) {
+		u8 *p = wqe->dma.inline_data;
+
+		for (i = 0; i < wr->num_sge; i++) {
+			memcpy(p, (void *)(uintptr_t)wr->sg_list[i].addr,
+			       wr->sg_list[i].length);
+			p += wr->sg_list[i].length;
+		}
+	} else {
+		for (i = 0; i < wr->num_sge; i++) {
+			wqe->dma.sge[i].addr = wr->sg_list[i].addr;
+			wqe->dma.sge[i].length = wr->sg_list[i].length;
+			wqe->dma.sge[i].lkey = wr->sg_list[i].lkey;
+		}
+	}
+	wqe->dma.length = length;
+	wqe->dma.resid = length;
+	wqe->dma.num_sge = wr->num_sge;
+	vrnic_queue_advance_producer(&qp->sq.queue);
+	return 0;
 }
 
 int vrnic_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		    const struct ib_send_wr **bad_wr)
 {
 	struct vrnic_qp *qp = to_vqp(ibqp);
+	unsigned long flags;
+	int err = 0;
 
 	if (qp->is_user) {
 		if (wr) {
@@ -534,9 +822,17 @@ int vrnic_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		vrnic_qp_doorbell(qp);
 		return 0;
 	}
-	/* Kernel send WQEs need the requester engine. */
-	*bad_wr = wr;
-	return -EOPNOTSUPP;
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	for (; wr; wr = wr->next) {
+		err = vrnic_post_one_send(qp, wr);
+		if (err)
+			break;
+	}
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	if (err)
+		*bad_wr = wr;
+	vrnic_qp_doorbell(qp);
+	return err;
 }
 
 int vrnic_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
@@ -560,6 +856,6 @@ int vrnic_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	if (err)
 		*bad_wr = wr;
 	else if (READ_ONCE(qp->state) == IB_QPS_ERR)
-		vrnic_qp_flush(qp);
+		vrnic_qp_schedule(qp);
 	return err;
 }

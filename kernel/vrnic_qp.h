@@ -16,7 +16,48 @@
 #include "vrnic_queue.h"
 
 struct vrnic_cq;
+struct vrnic_dev;
+struct vrnic_mr;
 struct vrnic_srq;
+
+/**
+ * struct vrnic_swqe - the engine's own copy of a send WQE's header
+ *
+ * The SQ of a user QP lives in the process's memory, which may change
+ * under us at any time; like a NIC fetching a WQE into its on-chip
+ * context, the requester copies and validates a WQE once, when it starts
+ * it, and uses only this copy afterwards.  SGEs are fetched again, one
+ * at a time, when payload is gathered and checked every time.
+ */
+struct vrnic_swqe {
+	u64	wr_id;
+	u32	opcode;		/* IB_WR_* */
+	u32	send_flags;	/* IB_SEND_* */
+	u32	length;		/* payload bytes */
+	u32	num_sge;
+	u32	first_psn;
+	u32	last_psn;
+	u64	remote_addr;
+	u32	rkey;
+	__be32	imm;		/* or the rkey to invalidate */
+	u64	compare_add;
+	u64	swap;
+	u32	dst_qpn;	/* UD */
+	u32	qkey;		/* UD */
+	u32	ah_num;		/* UD */
+	u32	resp_bytes;	/* READ: response bytes placed */
+	int	status;		/* IB_WC_* once done */
+	bool	done;
+};
+
+/* Per-QP responder resources for duplicate READs and atomics (IBA 9.7.5.1.3). */
+#define VRNIC_ATOMIC_REPLAY	16
+
+struct vrnic_atomic_replay {
+	u32	psn;
+	u64	orig;
+	bool	valid;
+};
 
 /**
  * struct vrnic_wq - a send or receive work queue
@@ -66,6 +107,45 @@ struct vrnic_qp {
 	struct vrnic_cq		*rcq;
 	bool			sig_all;
 	bool			is_user;
+	u32			mtu;
+
+	/* The engines run in @work, one at a time per QP. */
+	struct work_struct	work;
+	struct sk_buff_head	rx;
+	struct timer_list	timer;
+	bool			timed_out;
+
+	struct vrnic_swqe	*swqe;
+	struct {
+		u32		index;	/* next WQE to start */
+		u32		offset;	/* bytes of it sent */
+		u32		psn;	/* next PSN to send */
+		u32		next_new; /* first WQE not yet copied */
+	} req;
+	struct {
+		u32		retry;	/* retries left */
+		u32		rnr_retry;
+		unsigned long	rnr_until;
+		u32		last_acked;	/* PSN of the last ACK taken */
+	} comp;
+	struct {
+		u32		epsn;	/* expected PSN */
+		u32		msn;
+		bool		nak_sent;
+		bool		has_wqe;	/* a receive WQE is in @wqe */
+		u64		wr_id;
+		u32		num_sge;
+		u32		length;
+		u32		offset;
+		struct rxe_sge	sge[32];
+		bool		write_active;
+		u64		va;
+		u32		rkey;
+		u32		resid;
+		u32		write_len;
+		struct vrnic_atomic_replay replay[VRNIC_ATOMIC_REPLAY];
+		u32		replay_next;
+	} resp;
 };
 
 static inline struct vrnic_qp *to_vqp(struct ib_qp *qp)
@@ -86,6 +166,22 @@ const char *vrnic_qp_state_name(enum ib_qp_state state);
 struct vrnic_qp *vrnic_qp_get(struct vrnic_dev *vdev, u32 qpn);
 void vrnic_qp_put(struct vrnic_qp *qp);
 void vrnic_qp_error(struct vrnic_qp *qp, enum vrnic_qp_cause cause);
+void vrnic_qp_rx(struct vrnic_qp *qp, struct sk_buff *skb);
+void vrnic_qp_schedule(struct vrnic_qp *qp);
+void vrnic_qp_complete(struct vrnic_qp *qp, struct vrnic_cq *cq,
+		       const struct ib_wc *wc, bool solicited);
+
+/* vrnic_req.c, vrnic_resp.c, vrnic_comp.c: run from the QP's work */
+bool vrnic_req_run(struct vrnic_qp *qp, unsigned int budget);
+void vrnic_resp_rx(struct vrnic_qp *qp, struct sk_buff *skb);
+void vrnic_comp_rx(struct vrnic_qp *qp, struct sk_buff *skb);
+void vrnic_comp_timeout(struct vrnic_qp *qp);
+void vrnic_comp_retire(struct vrnic_qp *qp);
+void vrnic_comp_arm(struct vrnic_qp *qp);
+struct sk_buff *vrnic_pkt_build(struct vrnic_qp *qp, u8 opcode, u32 psn,
+				u32 dst_qpn, u32 paylen, bool ackreq, bool se);
+int vrnic_pkt_send(struct vrnic_qp *qp, struct sk_buff *skb,
+		   const struct rdma_ah_attr *av, u32 dst_qpn);
 
 int vrnic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		    struct ib_udata *udata);

@@ -178,6 +178,7 @@ static const struct ib_device_ops vrnic_dev_ops = {
 	.driver_id = RDMA_DRIVER_RXE,	/* librxe drives us: rxe ABI */
 	.uverbs_abi_ver = VRNIC_UVERBS_ABI_VERSION,
 
+	.alloc_hw_port_stats = vrnic_alloc_hw_port_stats,
 	.alloc_mr = vrnic_alloc_mr,
 	.alloc_pd = vrnic_alloc_pd,
 	.alloc_ucontext = vrnic_alloc_ucontext,
@@ -195,6 +196,7 @@ static const struct ib_device_ops vrnic_dev_ops = {
 	.destroy_qp = vrnic_destroy_qp,
 	.destroy_srq = vrnic_destroy_srq,
 	.get_dma_mr = vrnic_get_dma_mr,
+	.get_hw_stats = vrnic_get_hw_stats,
 	.get_link_layer = vrnic_get_link_layer,
 	.get_port_immutable = vrnic_get_port_immutable,
 	.map_mr_sg = vrnic_map_mr_sg,
@@ -317,6 +319,7 @@ static void vrnic_dealloc_driver(struct ib_device *ibdev)
 	struct vrnic_dev *vdev = to_vdev(ibdev);
 
 	vrnic_dev_unlist(vdev);
+	vrnic_dev_release_net(vdev);
 	WARN_ON(!xa_empty(&vdev->qps));
 	WARN_ON(!xa_empty(&vdev->mrs));
 	xa_destroy(&vdev->qps);

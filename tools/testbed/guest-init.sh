@@ -67,4 +67,7 @@ fi
 dmesg >"$VRNIC_OUT/dmesg.txt"
 sync
 echo o >/proc/sysrq-trigger
-sleep 10
+# PID 1 must not exit while the power-off runs: block in a builtin.
+mkfifo /run/hold
+exec 3<>/run/hold
+while :; do read -r -u 3 _; done

@@ -66,6 +66,7 @@ tb_rdma_dev() {
 		name=rxe0
 		;;
 	vrnic)
+		tb_modprobe udp_tunnel ip6_udp_tunnel >&2
 		insmod "$VRNIC_KMOD/rdma_vrnic.ko" >&2
 		name=vrnic0
 		;;

@@ -3,7 +3,7 @@
 # still there.
 . tools/testbed/guest-lib.sh
 k=$VRNIC_KERNEL
-tb_modprobe ib_core ib_uverbs rdma_ucm
+tb_modprobe ib_core ib_uverbs rdma_ucm udp_tunnel ip6_udp_tunnel
 tb_check "module/$k/insmod" insmod "$VRNIC_KMOD/rdma_vrnic.ko"
 tb_check "module/$k/listed" grep -q '^rdma_vrnic ' /proc/modules
 

@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * vrnic: the completer.  Takes acknowledges, read responses and atomic
+ * acknowledges (IBA 9.7.5), retires send WQEs in order into completions,
+ * and recovers from loss: go-back-N from a PSN sequence error NAK, after
+ * an RNR NAK's delay, or on the retransmit timer.  Runs only from the
+ * QP's work (the timer only schedules it).
+ *
+ * Copyright (c) 2026 The vrnic authors
+ */
+
+#include "vrnic.h"
+#include "vrnic_hdr.h"
+#include "vrnic_mr.h"
+#include "vrnic_psn.h"
+#include "vrnic_qp.h"
+#include "vrnic_recv.h"
+#include "vrnic_verbs.h"
+
+/* IBA 9.7.5.2.8, table 45: RNR timer codes in microseconds. */
+static const u32 vrnic_rnr_usec[32] = {
+	655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960,
+	1280, 1920, 2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720,
+	40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520,
+};
+
+static enum ib_wc_opcode vrnic_swqe_wc_opcode(u32 opcode)
+{
+	switch (opcode) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		return IB_WC_RDMA_WRITE;
+	case IB_WR_RDMA_READ:
+		return IB_WC_RDMA_READ;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+		return IB_WC_COMP_SWAP;
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		return IB_WC_FETCH_ADD;
+	default:
+		return IB_WC_SEND;
+	}
+}
+
+/* (Re)start the retransmit timer: 4.096 us * 2^timeout (IBA 9.7.6.1.3). */
+void vrnic_comp_arm(struct vrnic_qp *qp)
+{
+	u32 t = qp->attr.timeout;
+	u64 usec = t ? 4ULL << min_t(u32, t, 31) : 1000000;
+
+	usec = max_t(u64, usec, 5000);	/* a TCG guest is slow: at least 5 ms */
+	mod_timer(&qp->timer, jiffies + usecs_to_jiffies(min_t(u64, usec, 60000000)));
+}
+
+/**
+ * vrnic_comp_retire - turn done send WQEs into completions, in order
+ *
+ * A WQE that failed completes with its error status and takes the QP to
+ * ERR; signaled or not, error completions are always generated.
+ */
+void vrnic_comp_retire(struct vrnic_qp *qp)
+{
+	struct vrnic_queue *q = &qp->sq.queue;
+
+	while (vrnic_queue_consumer(q) != qp->req.next_new) {
+		struct vrnic_swqe *w = &qp->swqe[vrnic_queue_consumer(q)];
+		struct ib_wc wc = {};
+
+		if (!w->done)
+			break;
+		vrnic_queue_advance_consumer(q);
+		if (w->status == IB_WC_SUCCESS && !qp->sig_all &&
+		    !(w->send_flags & IB_SEND_SIGNALED))
+			continue;
+		wc.wr_id = w->wr_id;
+		wc.status = w->status;
+		wc.opcode = vrnic_swqe_wc_opcode(w->opcode);
+		wc.byte_len = w->length;
+		wc.qp = &qp->ibqp;
+		vrnic_qp_complete(qp, qp->scq, &wc, false);
+		if (w->status != IB_WC_SUCCESS) {
+			vrnic_qp_error(qp, VRNIC_QP_CAUSE_ERROR);
+			return;
+		}
+	}
+	if (vrnic_queue_consumer(q) == qp->req.index)
+		del_timer(&qp->timer);
+}
+
+/* Go back to the WQE holding @psn and send again from there (IBA 9.7.5.2). */
+static void vrnic_comp_rewind(struct vrnic_qp *qp, u32 psn)
+{
+	struct vrnic_queue *q = &qp->sq.queue;
+	u32 i;
+
+	for (i = vrnic_queue_consumer(q); i != qp->req.index;
+	     i = (i + 1) & q->mask) {
+		struct vrnic_swqe *w = &qp->swqe[i];
+
+		if (w->done)
+			continue;
+		if (vrnic_psn_after(psn, w->last_psn))
+			continue;
+		qp->req.index = i;
+		if (w->opcode == IB_WR_RDMA_READ ||
+		    w->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+		    w->opcode == IB_WR_ATOMIC_FETCH_AND_ADD ||
+		    vrnic_psn_before(psn, w->first_psn)) {
+			qp->req.offset = 0;
+			qp->req.psn = w->first_psn;
+		} else {
+			qp->req.offset = vrnic_psn_diff(psn, w->first_psn) * qp->mtu;
+			qp->req.psn = psn;
+		}
+		w->resp_bytes = 0;
+		vrnic_count(to_vdev(qp->ibqp.device), VRNIC_CNT_RETRANSMITS);
+		return;
+	}
+}
+
+/* The oldest WQE not done yet, or NULL. */
+static struct vrnic_swqe *vrnic_comp_head(struct vrnic_qp *qp)
+{
+	struct vrnic_queue *q = &qp->sq.queue;
+	u32 i;
+
+	for (i = vrnic_queue_consumer(q); i != qp->req.index; i = (i + 1) & q->mask)
+		if (!qp->swqe[i].done)
+			return &qp->swqe[i];
+	return NULL;
+}
+
+/* Every SEND/WRITE up to @psn is acknowledged (ACKs are cumulative). */
+static void vrnic_comp_ack_upto(struct vrnic_qp *qp, u32 psn)
+{
+	struct vrnic_queue *q = &qp->sq.queue;
+	u32 i;
+
+	for (i = vrnic_queue_consumer(q); i != qp->req.index; i = (i + 1) & q->mask) {
+		struct vrnic_swqe *w = &qp->swqe[i];
+
+		if (w->done)
+			continue;
+		if (vrnic_psn_after(w->last_psn, psn))
+			break;
+		/* A read or atomic completes only with its response. */
+		if (w->opcode == IB_WR_RDMA_READ ||
+		    w->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+		    w->opcode == IB_WR_ATOMIC_FETCH_AND_ADD)
+			break;
+		w->status = IB_WC_SUCCESS;
+		w->done = true;
+	}
+}
+
+/* Scatter read-response or atomic-response bytes into the WQE's SGEs. */
+static int vrnic_comp_scatter(struct vrnic_qp *qp, struct vrnic_swqe *w,
+			      u32 offset, const void *data, u32 len)
+{
+	struct vrnic_dev *vdev = to_vdev(qp->ibqp.device);
+	u32 index = w - qp->swqe;
+	const struct rxe_send_wqe *s = vrnic_queue_slot(&qp->sq.queue, index);
+	u32 i;
+
+	for (i = 0; i < w->num_sge && len; i++) {
+		u64 addr = READ_ONCE(s->dma.sge[i].addr);
+		u32 slen = READ_ONCE(s->dma.sge[i].length);
+		u32 lkey = READ_ONCE(s->dma.sge[i].lkey);
+		struct vrnic_mr *mr;
+		u32 chunk;
+		int err;
+
+		if (offset >= slen) {
+			offset -= slen;
+			continue;
+		}
+		chunk = min(len, slen - offset);
+		mr = vrnic_mr_get(vdev, lkey);
+		if (!mr)
+			return -EACCES;
+		err = vrnic_mr_check(mr, qp->ibqp.pd, IB_ACCESS_LOCAL_WRITE,
+				     addr + offset, chunk);
+		if (!err)
+			err = vrnic_mr_copy(vdev, mr, addr + offset, (void *)data,
+					    chunk, VRNIC_DMA_FROM_DEVICE);
+		vrnic_mr_put(mr);
+		if (err)
+			return err;
+		data += chunk;
+		len -= chunk;
+		offset = 0;
+	}
+	return len ? -EFAULT : 0;
+}
+
+static void vrnic_comp_fail(struct vrnic_qp *qp, struct vrnic_swqe *w, int status)
+{
+	w->status = status;
+	w->done = true;
+}
+
+static void vrnic_comp_nak(struct vrnic_qp *qp, u8 syndrome, u32 psn)
+{
+	struct vrnic_dev *vdev = to_vdev(qp->ibqp.device);
+	struct vrnic_swqe *w;
+
+	if ((syndrome & VRNIC_AETH_TYPE_MASK) == VRNIC_AETH_RNR_NAK) {
+		vrnic_count(vdev, VRNIC_CNT_RNR_NAK_RCVD);
+		w = vrnic_comp_head(qp);
+		if (!w)
+			return;
+		if (qp->comp.rnr_retry != 7 && qp->comp.rnr_retry-- == 0) {
+			vrnic_comp_fail(qp, w, IB_WC_RNR_RETRY_EXC_ERR);
+			return;
+		}
+		qp->comp.rnr_until = jiffies +
+			usecs_to_jiffies(vrnic_rnr_usec[syndrome & VRNIC_AETH_VALUE_MASK]);
+		vrnic_comp_rewind(qp, psn);
+		mod_timer(&qp->timer, qp->comp.rnr_until + 1);
+		return;
+	}
+
+	/* A NAK acknowledges everything before its PSN (IBA 9.7.5.1.2). */
+	vrnic_comp_ack_upto(qp, vrnic_psn_sub(psn, 1));
+	w = vrnic_comp_head(qp);
+	if (!w)
+		return;
+	switch (syndrome) {
+	case VRNIC_AETH_NAK_PSN_SEQ_ERR:
+		vrnic_count(vdev, VRNIC_CNT_SEQ_NAK_RCVD);
+		vrnic_comp_rewind(qp, psn);
+		break;
+	case VRNIC_AETH_NAK_REM_ACCESS_ERR:
+		vrnic_count(vdev, VRNIC_CNT_REM_ACCESS_ERR);
+		vrnic_comp_fail(qp, w, IB_WC_REM_ACCESS_ERR);
+		break;
+	case VRNIC_AETH_NAK_REM_OP_ERR:
+		vrnic_comp_fail(qp, w, IB_WC_REM_OP_ERR);
+		break;
+	default:
+		vrnic_comp_fail(qp, w, IB_WC_REM_INV_REQ_ERR);
+		break;
+	}
+}
+
+/* A read response or atomic acknowledge for the oldest outstanding WQE. */
+static void vrnic_comp_response(struct vrnic_qp *qp, struct sk_buff *skb)
+{
+	struct vrnic_pkt *pkt = vrnic_pkt(skb);
+	struct vrnic_swqe *w = vrnic_comp_head(qp);
+	u32 expect;
+
+	if (!w)
+		return;
+	if (pkt->flags & VRNIC_OPF_ATOMIC_ACK) {
+		struct vrnic_atmack *ack = vrnic_pkt_hdr(skb, VRNIC_HDR_ATMACK);
+		u64 orig = vrnic_atmack_orig(ack);
+
+		if (pkt->psn != w->first_psn ||
+		    (w->opcode != IB_WR_ATOMIC_CMP_AND_SWP &&
+		     w->opcode != IB_WR_ATOMIC_FETCH_AND_ADD))
+			return;	/* stale or misplaced: the timer recovers */
+		if (vrnic_comp_scatter(qp, w, 0, &orig, sizeof(orig)))
+			vrnic_comp_fail(qp, w, IB_WC_LOC_PROT_ERR);
+		else
+			w->done = true;
+		return;
+	}
+
+	if (w->opcode != IB_WR_RDMA_READ)
+		return;
+	expect = vrnic_psn_add(w->first_psn, w->resp_bytes / qp->mtu);
+	if (pkt->psn != expect) {
+		/* A response went missing: ask for the read again. */
+		if (vrnic_psn_after(pkt->psn, expect))
+			vrnic_comp_rewind(qp, w->first_psn);
+		return;
+	}
+	if (w->resp_bytes + pkt->paylen > w->length ||
+	    ((pkt->flags & VRNIC_OPF_LAST) ?
+	     w->resp_bytes + pkt->paylen != w->length : pkt->paylen != qp->mtu)) {
+		vrnic_comp_fail(qp, w, IB_WC_BAD_RESP_ERR);
+		return;
+	}
+	if (vrnic_comp_scatter(qp, w, w->resp_bytes, vrnic_pkt_payload(skb),
+			       pkt->paylen)) {
+		vrnic_comp_fail(qp, w, IB_WC_LOC_PROT_ERR);
+		return;
+	}
+	w->resp_bytes += pkt->paylen;
+	if (pkt->flags & VRNIC_OPF_LAST)
+		w->done = true;
+}
+
+/**
+ * vrnic_comp_rx - take one response packet (consumed)
+ */
+void vrnic_comp_rx(struct vrnic_qp *qp, struct sk_buff *skb)
+{
+	struct vrnic_pkt *pkt = vrnic_pkt(skb);
+	struct vrnic_aeth *aeth = vrnic_pkt_hdr(skb, VRNIC_HDR_AETH);
+	u8 syndrome = aeth ? vrnic_aeth_syndrome(aeth) : VRNIC_AETH_ACK;
+	bool progress = false;
+	u32 cons_before = vrnic_queue_consumer(&qp->sq.queue);
+
+	if (qp->ibqp.qp_type != IB_QPT_RC)
+		goto out;
+	/* Ignore responses for PSNs we have not sent (IBA 9.7.5.1.1). */
+	if (!vrnic_psn_before(pkt->psn, qp->req.psn))
+		goto out;
+
+	if ((syndrome & VRNIC_AETH_TYPE_MASK) != VRNIC_AETH_ACK) {
+		vrnic_comp_nak(qp, syndrome, pkt->psn);
+		progress = true;
+	} else if (pkt->flags & (VRNIC_OPF_READ_RESP | VRNIC_OPF_ATOMIC_ACK)) {
+		/* Responses imply the ACK of what came before them. */
+		vrnic_comp_ack_upto(qp, vrnic_psn_sub(pkt->psn, 1));
+		vrnic_comp_response(qp, skb);
+		progress = true;
+	} else {
+		vrnic_comp_ack_upto(qp, pkt->psn);
+		progress = true;
+	}
+	if (progress) {
+		qp->comp.retry = qp->attr.retry_cnt;
+		if ((syndrome & VRNIC_AETH_TYPE_MASK) != VRNIC_AETH_RNR_NAK)
+			qp->comp.rnr_retry = qp->attr.rnr_retry;
+	}
+	vrnic_comp_retire(qp);
+	if (vrnic_queue_consumer(&qp->sq.queue) != cons_before &&
+	    vrnic_queue_consumer(&qp->sq.queue) != qp->req.index)
+		vrnic_comp_arm(qp);
+out:
+	kfree_skb(skb);
+}
+
+/**
+ * vrnic_comp_timeout - the retransmit timer fired
+ */
+void vrnic_comp_timeout(struct vrnic_qp *qp)
+{
+	struct vrnic_swqe *w;
+
+	if (qp->ibqp.qp_type != IB_QPT_RC)
+		return;
+	if (time_before(jiffies, qp->comp.rnr_until))
+		return;		/* still waiting out an RNR NAK */
+	w = vrnic_comp_head(qp);
+	if (!w)
+		return;
+	if (qp->comp.retry == 0) {
+		vrnic_count(to_vdev(qp->ibqp.device), VRNIC_CNT_RETRY_EXCEEDED);
+		vrnic_comp_fail(qp, w, IB_WC_RETRY_EXC_ERR);
+		vrnic_comp_retire(qp);
+		return;
+	}
+	qp->comp.retry--;
+	vrnic_comp_rewind(qp, w->first_psn);
+	vrnic_comp_arm(qp);
+}

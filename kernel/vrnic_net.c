@@ -1,0 +1,364 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * vrnic: the net layer.  It owns the UDP 4791 sockets of each network
+ * namespace that has a vrnic device, builds IP/UDP around the transport's
+ * packets, computes the ICRC and hands received packets to the one
+ * dispatch function, vrnic_recv().  It never names the engines.
+ *
+ * Copyright (c) 2026 The vrnic authors
+ */
+
+#include <linux/if_vlan.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/udp.h>
+#include <net/ip.h>
+#include <net/ip6_route.h>
+#include <net/ipv6.h>
+#include <net/net_namespace.h>
+#include <net/netns/generic.h>
+#include <net/route.h>
+#include <net/udp_tunnel.h>
+#include <rdma/ib_addr.h>
+#include <rdma/ib_cache.h>
+
+#include "vrnic.h"
+#include "vrnic_hdr.h"
+#include "vrnic_icrc.h"
+#include "vrnic_net.h"
+#include "vrnic_recv.h"
+
+/**
+ * struct vrnic_net - per network namespace state
+ * @lock:	serialises @users and socket creation
+ * @users:	vrnic devices whose netdev lives in this namespace
+ * @sk4, @sk6:	the UDP 4791 sockets while @users > 0
+ */
+struct vrnic_net {
+	struct mutex	lock;
+	unsigned int	users;
+	struct socket	*sk4;
+	struct socket	*sk6;
+};
+
+static unsigned int vrnic_net_id;
+
+static struct vrnic_net *vrnic_pernet(struct net *net)
+{
+	return net_generic(net, vrnic_net_id);
+}
+
+/* Packets for us arrive here, in softirq, with skb->data at the UDP header. */
+static int vrnic_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
+{
+	struct net_device *ndev = skb->dev;
+	struct ib_device *ibdev;
+
+	ibdev = ib_device_get_by_netdev(ndev, RDMA_DRIVER_RXE);
+	if (!ibdev && is_vlan_dev(ndev))
+		ibdev = ib_device_get_by_netdev(vlan_dev_real_dev(ndev),
+						RDMA_DRIVER_RXE);
+	if (!ibdev)
+		goto drop;
+	__skb_pull(skb, sizeof(struct udphdr));
+	/* rxe shares our driver id; only our own devices are ours. */
+	if (ibdev->ops.owner != THIS_MODULE) {
+		ib_device_put(ibdev);
+		goto drop;
+	}
+	vrnic_recv(to_vdev(ibdev), skb);
+	ib_device_put(ibdev);
+	return 0;
+drop:
+	kfree_skb(skb);
+	return 0;
+}
+
+static struct socket *vrnic_sock_create(struct net *net, bool ipv6)
+{
+	struct udp_tunnel_sock_cfg tcfg = {
+		.encap_type = 1,
+		.encap_rcv = vrnic_udp_encap_recv,
+	};
+	struct udp_port_cfg cfg = {
+		.local_udp_port = htons(ROCE_V2_UDP_DPORT),
+	};
+	struct socket *sock;
+	int err;
+
+	if (ipv6) {
+		cfg.family = AF_INET6;
+		cfg.ipv6_v6only = 1;
+		cfg.local_ip6 = in6addr_any;
+	} else {
+		cfg.family = AF_INET;
+		cfg.local_ip.s_addr = htonl(INADDR_ANY);
+	}
+	err = udp_sock_create(net, &cfg, &sock);
+	if (err)
+		return ERR_PTR(err);
+	setup_udp_tunnel_sock(net, sock, &tcfg);
+	return sock;
+}
+
+/**
+ * vrnic_net_get - open the UDP sockets of the device's namespace if needed
+ *
+ * Return: 0, or -EADDRINUSE when another owner (rdma_rxe) holds UDP 4791
+ * in this namespace.
+ */
+int vrnic_net_get(struct vrnic_dev *vdev)
+{
+	struct net *net = vdev->net;
+	struct vrnic_net *vn = vrnic_pernet(net);
+	struct socket *s4, *s6 = NULL;
+	int err = 0;
+
+	mutex_lock(&vn->lock);
+	if (vn->users++)
+		goto out;
+	s4 = vrnic_sock_create(net, false);
+	if (IS_ERR(s4)) {
+		err = PTR_ERR(s4);
+		goto fail;
+	}
+	if (IS_ENABLED(CONFIG_IPV6)) {
+		s6 = vrnic_sock_create(net, true);
+		if (IS_ERR(s6)) {
+			err = PTR_ERR(s6);
+			udp_tunnel_sock_release(s4);
+			goto fail;
+		}
+	}
+	vn->sk4 = s4;
+	vn->sk6 = s6;
+	goto out;
+fail:
+	vn->users--;
+	pr_err("vrnic: cannot bind UDP port %d in this network namespace (%d); is rdma_rxe loaded?\n",
+	       ROCE_V2_UDP_DPORT, err);
+out:
+	mutex_unlock(&vn->lock);
+	return err;
+}
+
+void vrnic_net_put(struct vrnic_dev *vdev)
+{
+	struct vrnic_net *vn = vrnic_pernet(vdev->net);
+
+	mutex_lock(&vn->lock);
+	if (!--vn->users) {
+		udp_tunnel_sock_release(vn->sk4);
+		if (vn->sk6)
+			udp_tunnel_sock_release(vn->sk6);
+		vn->sk4 = NULL;
+		vn->sk6 = NULL;
+	}
+	mutex_unlock(&vn->lock);
+}
+
+unsigned int vrnic_net_headroom(struct vrnic_dev *vdev)
+{
+	return LL_RESERVED_SPACE(vdev->ndev) + sizeof(struct ipv6hdr) +
+	       sizeof(struct udphdr);
+}
+
+/* An skb with room for @len bytes from the BTH on (ICRC included). */
+struct sk_buff *vrnic_net_alloc_skb(struct vrnic_dev *vdev, unsigned int len)
+{
+	unsigned int head = vrnic_net_headroom(vdev);
+	struct sk_buff *skb;
+
+	skb = alloc_skb(head + len + vdev->ndev->needed_tailroom, GFP_ATOMIC);
+	if (!skb)
+		return NULL;
+	skb_reserve(skb, head);
+	skb->dev = vdev->ndev;
+	return skb;
+}
+
+static void vrnic_push_udp(struct sk_buff *skb, __be16 sport)
+{
+	struct udphdr *udph;
+
+	__skb_push(skb, sizeof(*udph));
+	skb_reset_transport_header(skb);
+	udph = udp_hdr(skb);
+	udph->source = sport;
+	udph->dest = htons(ROCE_V2_UDP_DPORT);
+	udph->len = htons(skb->len);
+	/* RoCEv2 leaves the UDP checksum zero; the ICRC covers the packet. */
+	udph->check = 0;
+}
+
+static int vrnic_xmit4(struct vrnic_dev *vdev, struct sk_buff *skb,
+		       const struct rdma_ah_attr *av, __be16 sport)
+{
+	const struct ib_global_route *grh = rdma_ah_read_grh(av);
+	struct net *net = dev_net(vdev->ndev);
+	struct vrnic_net *vn = vrnic_pernet(net);
+	struct flowi4 fl = {};
+	struct rtable *rt;
+	struct iphdr *iph;
+	__be32 saddr, daddr;
+
+	saddr = *(__be32 *)&grh->sgid_attr->gid.raw[12];
+	daddr = *(__be32 *)&grh->dgid.raw[12];
+	fl.flowi4_oif = vdev->ndev->ifindex;
+	fl.flowi4_proto = IPPROTO_UDP;
+	fl.saddr = saddr;
+	fl.daddr = daddr;
+	rt = ip_route_output_key(net, &fl);
+	if (IS_ERR(rt)) {
+		kfree_skb(skb);
+		return PTR_ERR(rt);
+	}
+
+	vrnic_push_udp(skb, sport);
+	__skb_push(skb, sizeof(*iph));
+	skb_reset_network_header(skb);
+	iph = ip_hdr(skb);
+	iph->version = 4;
+	iph->ihl = sizeof(*iph) >> 2;
+	iph->tos = grh->traffic_class;
+	iph->tot_len = htons(skb->len);
+	iph->frag_off = htons(IP_DF);
+	iph->ttl = grh->hop_limit ? grh->hop_limit : 64;
+	iph->protocol = IPPROTO_UDP;
+	iph->saddr = saddr;
+	iph->daddr = daddr;
+	/* The ICRC covers the IP ID, so choose it before computing that. */
+	__ip_select_ident(net, iph, 1);
+	ip_send_check(iph);
+	skb->protocol = htons(ETH_P_IP);
+	skb_dst_set(skb, &rt->dst);
+
+	if (vrnic_icrc_generate(skb)) {
+		kfree_skb(skb);
+		return -EINVAL;
+	}
+	if (rt->rt_type == RTN_LOCAL) {
+		/* To our own address: hand it over as the wire would. */
+		skb_pull(skb, sizeof(*iph) + sizeof(struct udphdr));
+		skb->dev = vdev->ndev;
+		local_bh_disable();
+		vrnic_recv(vdev, skb);
+		local_bh_enable();
+		return 0;
+	}
+	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
+	return ip_local_out(net, vn->sk4 ? vn->sk4->sk : NULL, skb) < 0 ?
+	       -EIO : 0;
+}
+
+static int vrnic_xmit6(struct vrnic_dev *vdev, struct sk_buff *skb,
+		       const struct rdma_ah_attr *av, __be16 sport)
+{
+	const struct ib_global_route *grh = rdma_ah_read_grh(av);
+	struct net *net = dev_net(vdev->ndev);
+	struct vrnic_net *vn = vrnic_pernet(net);
+	struct flowi6 fl = {};
+	struct dst_entry *dst;
+	struct ipv6hdr *ip6h;
+	bool local;
+
+	if (!vn->sk6) {
+		kfree_skb(skb);
+		return -EAFNOSUPPORT;
+	}
+	fl.flowi6_oif = vdev->ndev->ifindex;
+	fl.flowi6_proto = IPPROTO_UDP;
+	memcpy(&fl.saddr, grh->sgid_attr->gid.raw, sizeof(fl.saddr));
+	memcpy(&fl.daddr, grh->dgid.raw, sizeof(fl.daddr));
+	dst = ipv6_stub->ipv6_dst_lookup_flow(net, vn->sk6->sk, &fl, NULL);
+	if (IS_ERR(dst)) {
+		kfree_skb(skb);
+		return PTR_ERR(dst);
+	}
+
+	vrnic_push_udp(skb, sport);
+	__skb_push(skb, sizeof(*ip6h));
+	skb_reset_network_header(skb);
+	ip6h = ipv6_hdr(skb);
+	ip6_flow_hdr(ip6h, grh->traffic_class, htonl(grh->flow_label));
+	ip6h->payload_len = htons(skb->len - sizeof(*ip6h));
+	ip6h->nexthdr = IPPROTO_UDP;
+	ip6h->hop_limit = grh->hop_limit ? grh->hop_limit : 64;
+	ip6h->saddr = fl.saddr;
+	ip6h->daddr = fl.daddr;
+	skb->protocol = htons(ETH_P_IPV6);
+	skb_dst_set(skb, dst);
+
+	if (vrnic_icrc_generate(skb)) {
+		kfree_skb(skb);
+		return -EINVAL;
+	}
+	local = ipv6_addr_equal(&fl.saddr, &fl.daddr) ||
+		(dst->dev->flags & IFF_LOOPBACK);
+	if (local) {
+		skb_pull(skb, sizeof(*ip6h) + sizeof(struct udphdr));
+		skb->dev = vdev->ndev;
+		local_bh_disable();
+		vrnic_recv(vdev, skb);
+		local_bh_enable();
+		return 0;
+	}
+	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
+	return ip6_local_out(net, vn->sk6->sk, skb) < 0 ? -EIO : 0;
+}
+
+/**
+ * vrnic_net_xmit - send one packet whose BTH starts at skb->data
+ * @vdev:	the device
+ * @skb:	BTH onwards, with 4 bytes reserved for the ICRC at the end;
+ *		consumed in all cases
+ * @av:		the path: a GRH with a resolved source GID
+ * @src_qpn, @dst_qpn: for the UDP source port's flow entropy
+ *
+ * Context: any (GFP_ATOMIC); packets to our own address loop back.
+ */
+int vrnic_net_xmit(struct vrnic_dev *vdev, struct sk_buff *skb,
+		   const struct rdma_ah_attr *av, u32 src_qpn, u32 dst_qpn)
+{
+	const struct ib_global_route *grh = rdma_ah_read_grh(av);
+	__be16 sport;
+	int err;
+
+	if (!grh || !grh->sgid_attr) {
+		kfree_skb(skb);
+		return -EINVAL;
+	}
+	sport = cpu_to_be16(rdma_get_udp_sport(grh->flow_label, src_qpn,
+					       dst_qpn));
+	if (rdma_gid_attr_network_type(grh->sgid_attr) == RDMA_NETWORK_IPV4)
+		err = vrnic_xmit4(vdev, skb, av, sport);
+	else
+		err = vrnic_xmit6(vdev, skb, av, sport);
+	if (err == -ENETUNREACH || err == -EHOSTUNREACH || err == -EINVAL)
+		vrnic_warn_ratelimited(vdev, "no route for a packet: %d\n", err);
+	return err;
+}
+
+static __net_init int vrnic_net_ns_init(struct net *net)
+{
+	struct vrnic_net *vn = vrnic_pernet(net);
+
+	mutex_init(&vn->lock);
+	return 0;
+}
+
+static struct pernet_operations vrnic_net_ops = {
+	.init = vrnic_net_ns_init,
+	.id = &vrnic_net_id,
+	.size = sizeof(struct vrnic_net),
+};
+
+int vrnic_net_init(void)
+{
+	return register_pernet_subsys(&vrnic_net_ops);
+}
+
+void vrnic_net_exit(void)
+{
+	unregister_pernet_subsys(&vrnic_net_ops);
+}

@@ -1,0 +1,441 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * vrnic: the requester.  Takes send WQEs in order, copies each into the
+ * engine's context once, and turns it into packets of at most the path
+ * MTU (IBA 9.4).  Runs only from the QP's work.
+ *
+ * Copyright (c) 2026 The vrnic authors
+ */
+
+#include "vrnic.h"
+#include "vrnic_hdr.h"
+#include "vrnic_mr.h"
+#include "vrnic_opcode.h"
+#include "vrnic_psn.h"
+#include "vrnic_qp.h"
+#include "vrnic_verbs.h"
+
+/* Unacknowledged PSNs allowed in flight (IBA allows 2^23; keep it sane). */
+#define VRNIC_MAX_INFLIGHT	256
+
+static bool vrnic_wr_is_read_atomic(u32 opcode)
+{
+	return opcode == IB_WR_RDMA_READ ||
+	       opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+static bool vrnic_wr_allowed(enum ib_qp_type type, u32 opcode)
+{
+	switch (opcode) {
+	case IB_WR_SEND:
+	case IB_WR_SEND_WITH_IMM:
+		return true;
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		return type == IB_QPT_RC || type == IB_QPT_UC;
+	case IB_WR_RDMA_READ:
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+	case IB_WR_SEND_WITH_INV:
+		return type == IB_QPT_RC;
+	default:
+		return false;
+	}
+}
+
+/* The send WQE at @index of the SQ, in the queue's memory. */
+static const struct rxe_send_wqe *vrnic_sq_slot(struct vrnic_qp *qp, u32 index)
+{
+	return vrnic_queue_slot(&qp->sq.queue, index);
+}
+
+/*
+ * Copy the WQE at @index into the engine's context and validate it.
+ * Return: 0, or an IB_WC_* error status for the WQE.
+ */
+static int vrnic_req_load(struct vrnic_qp *qp, u32 index, struct vrnic_swqe *w)
+{
+	const struct rxe_send_wqe *s = vrnic_sq_slot(qp, index);
+	u64 length = 0;
+	u32 i;
+
+	memset(w, 0, sizeof(*w));
+	w->wr_id = READ_ONCE(s->wr.wr_id);
+	w->opcode = READ_ONCE(s->wr.opcode);
+	w->send_flags = READ_ONCE(s->wr.send_flags);
+	w->num_sge = READ_ONCE(s->dma.num_sge);
+
+	if (!vrnic_wr_allowed(qp->ibqp.qp_type, w->opcode))
+		return IB_WC_LOC_QP_OP_ERR;
+
+	if (w->send_flags & IB_SEND_INLINE) {
+		length = READ_ONCE(s->dma.length);
+		if (length > qp->sq.max_inline || vrnic_wr_is_read_atomic(w->opcode))
+			return IB_WC_LOC_LEN_ERR;
+	} else {
+		if (w->num_sge > qp->sq.max_sge)
+			return IB_WC_LOC_LEN_ERR;
+		for (i = 0; i < w->num_sge; i++)
+			length += READ_ONCE(s->dma.sge[i].length);
+	}
+	if (length > 0x80000000ULL)
+		return IB_WC_LOC_LEN_ERR;
+	w->length = length;
+
+	switch (w->opcode) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+	case IB_WR_RDMA_READ:
+		w->remote_addr = READ_ONCE(s->wr.wr.rdma.remote_addr);
+		w->rkey = READ_ONCE(s->wr.wr.rdma.rkey);
+		break;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		w->remote_addr = READ_ONCE(s->wr.wr.atomic.remote_addr);
+		w->rkey = READ_ONCE(s->wr.wr.atomic.rkey);
+		w->compare_add = READ_ONCE(s->wr.wr.atomic.compare_add);
+		w->swap = READ_ONCE(s->wr.wr.atomic.swap);
+		if (w->length != sizeof(u64))
+			return IB_WC_LOC_LEN_ERR;
+		break;
+	default:
+		break;
+	}
+	if (w->opcode == IB_WR_SEND_WITH_INV)
+		w->imm = (__force __be32)READ_ONCE(s->wr.ex.invalidate_rkey);
+	else
+		w->imm = READ_ONCE(s->wr.ex.imm_data);
+	if (qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI) {
+		w->dst_qpn = READ_ONCE(s->wr.wr.ud.remote_qpn) & 0xffffff;
+		w->qkey = READ_ONCE(s->wr.wr.ud.remote_qkey);
+		w->ah_num = READ_ONCE(s->wr.wr.ud.ah_num);
+		if (w->length > qp->mtu)
+			return IB_WC_LOC_LEN_ERR;
+	}
+	return IB_WC_SUCCESS;
+}
+
+/*
+ * Gather @len payload bytes of the WQE at @index, from byte @offset, into
+ * @buf: from its inline data, or through its SGEs' MRs.  The SGEs are read
+ * from the queue again and every one is checked (lkey, PD, bounds).
+ */
+static int vrnic_req_gather(struct vrnic_qp *qp, u32 index,
+			    const struct vrnic_swqe *w, u32 offset, void *buf,
+			    u32 len)
+{
+	struct vrnic_dev *vdev = to_vdev(qp->ibqp.device);
+	const struct rxe_send_wqe *s = vrnic_sq_slot(qp, index);
+	u32 i;
+
+	if (!len)
+		return 0;
+	if (w->send_flags & IB_SEND_INLINE) {
+		memcpy(buf, s->dma.inline_data + offset, len);
+		return 0;
+	}
+	for (i = 0; i < w->num_sge && len; i++) {
+		struct rxe_sge sge = {
+			.addr = READ_ONCE(s->dma.sge[i].addr),
+			.length = READ_ONCE(s->dma.sge[i].length),
+			.lkey = READ_ONCE(s->dma.sge[i].lkey),
+		};
+		struct vrnic_mr *mr;
+		u32 chunk;
+		int err;
+
+		if (offset >= sge.length) {
+			offset -= sge.length;
+			continue;
+		}
+		chunk = min(len, sge.length - offset);
+		mr = vrnic_mr_get(vdev, sge.lkey);
+		if (!mr)
+			return -EACCES;
+		err = vrnic_mr_check(mr, qp->ibqp.pd, 0, sge.addr + offset, chunk);
+		if (!err)
+			err = vrnic_mr_copy(vdev, mr, sge.addr + offset, buf, chunk,
+					    VRNIC_DMA_TO_DEVICE);
+		vrnic_mr_put(mr);
+		if (err)
+			return err;
+		buf += chunk;
+		len -= chunk;
+		offset = 0;
+	}
+	return len ? -EFAULT : 0;
+}
+
+/* BTH opcode for a SEND or WRITE packet at the given place in its message. */
+static u8 vrnic_req_opcode(struct vrnic_qp *qp, const struct vrnic_swqe *w,
+			   bool first, bool last)
+{
+	u8 base = qp->ibqp.qp_type == IB_QPT_UC ? VRNIC_TRANSPORT_UC :
+						   VRNIC_TRANSPORT_RC;
+
+	switch (w->opcode) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM: {
+		bool imm = w->opcode == IB_WR_RDMA_WRITE_WITH_IMM;
+
+		if (first && last)
+			return base | (imm ? VRNIC_OP_RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE :
+					     VRNIC_OP_RC_RDMA_WRITE_ONLY);
+		if (first)
+			return base | VRNIC_OP_RC_RDMA_WRITE_FIRST;
+		if (last)
+			return base | (imm ? VRNIC_OP_RC_RDMA_WRITE_LAST_WITH_IMMEDIATE :
+					     VRNIC_OP_RC_RDMA_WRITE_LAST);
+		return base | VRNIC_OP_RC_RDMA_WRITE_MIDDLE;
+	}
+	case IB_WR_SEND_WITH_INV:
+		if (first && last)
+			return VRNIC_OP_RC_SEND_ONLY_WITH_INVALIDATE;
+		if (last)
+			return VRNIC_OP_RC_SEND_LAST_WITH_INVALIDATE;
+		return first ? VRNIC_OP_RC_SEND_FIRST : VRNIC_OP_RC_SEND_MIDDLE;
+	default: {
+		bool imm = w->opcode == IB_WR_SEND_WITH_IMM;
+
+		if (qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI)
+			return imm ? VRNIC_OP_UD_SEND_ONLY_WITH_IMMEDIATE :
+				     VRNIC_OP_UD_SEND_ONLY;
+		if (first && last)
+			return base | (imm ? VRNIC_OP_RC_SEND_ONLY_WITH_IMMEDIATE :
+					     VRNIC_OP_RC_SEND_ONLY);
+		if (first)
+			return base | VRNIC_OP_RC_SEND_FIRST;
+		if (last)
+			return base | (imm ? VRNIC_OP_RC_SEND_LAST_WITH_IMMEDIATE :
+					     VRNIC_OP_RC_SEND_LAST);
+		return base | VRNIC_OP_RC_SEND_MIDDLE;
+	}
+	}
+}
+
+/*
+ * The WQE at the requester's index failed locally.  The requester stays on
+ * it, so nothing after it is sent; it completes in order with @status and
+ * takes the QP to ERR.
+ */
+static void vrnic_req_finish(struct vrnic_qp *qp, struct vrnic_swqe *w,
+			     int status)
+{
+	w->status = status;
+	w->done = true;
+}
+
+/* May a read or atomic start now (max_rd_atomic, IBA 9.5)?  And a fence? */
+static bool vrnic_req_rd_atomic_ok(struct vrnic_qp *qp, const struct vrnic_swqe *w)
+{
+	u32 i, inflight = 0, limit = max_t(u32, qp->attr.max_rd_atomic, 1);
+	bool need = vrnic_wr_is_read_atomic(w->opcode);
+
+	if (!need && !(w->send_flags & IB_SEND_FENCE))
+		return true;
+	for (i = vrnic_queue_consumer(&qp->sq.queue); i != qp->req.index;
+	     i = (i + 1) & qp->sq.queue.mask) {
+		const struct vrnic_swqe *o = &qp->swqe[i];
+
+		if (!o->done && vrnic_wr_is_read_atomic(o->opcode))
+			inflight++;
+	}
+	if (w->send_flags & IB_SEND_FENCE && inflight)
+		return false;
+	return !need || inflight < limit;
+}
+
+static const struct rdma_ah_attr *vrnic_req_av(struct vrnic_qp *qp,
+					       const struct vrnic_swqe *w,
+					       struct vrnic_ah **ahp)
+{
+	struct vrnic_dev *vdev = to_vdev(qp->ibqp.device);
+	struct vrnic_ah *ah;
+
+	*ahp = NULL;
+	if (qp->ibqp.qp_type != IB_QPT_UD && qp->ibqp.qp_type != IB_QPT_GSI)
+		return &qp->attr.ah_attr;
+	rcu_read_lock();
+	ah = xa_load(&vdev->ahs, w->ah_num);
+	if (ah && ah->ibah.pd != qp->ibqp.pd)
+		ah = NULL;
+	rcu_read_unlock();
+	/*
+	 * The AH cannot go away under us: the core holds it for kernel WRs and
+	 * librxe destroys an AH only after its WRs completed.  TODO: reference
+	 * AHs from in-flight WQEs before hostile processes are let in.
+	 */
+	*ahp = ah;
+	return ah ? &ah->attr : NULL;
+}
+
+/*
+ * Send the next packet of the WQE at the requester's index.
+ * Return: 1 sent, 0 nothing to do now, -errno stop (the WQE failed or the
+ * net refused; the caller stops this round).
+ */
+static int vrnic_req_one(struct vrnic_qp *qp)
+{
+	u32 mask = qp->sq.queue.mask, index = qp->req.index & mask;
+	struct vrnic_swqe *w = &qp->swqe[index];
+	const struct rdma_ah_attr *av;
+	u32 psn = qp->req.psn, dst_qpn;
+	bool rc = qp->ibqp.qp_type == IB_QPT_RC;
+	struct sk_buff *skb;
+	struct vrnic_ah *ah;
+	u8 opcode;
+	void *hdr;
+	int err;
+
+	if (qp->req.index != qp->req.next_new && w->done) {
+		/*
+		 * Reached again after a rewind: a failed WQE stops the
+		 * requester until the QP goes to ERR; a finished one (a read
+		 * answered while a later SEND was lost) is stepped over.
+		 */
+		if (w->status != IB_WC_SUCCESS)
+			return 0;
+		qp->req.psn = vrnic_psn_next(w->last_psn);
+		qp->req.index = (qp->req.index + 1) & mask;
+		qp->req.offset = 0;
+		return 1;
+	}
+	if (qp->req.index == qp->req.next_new) {
+		int status = vrnic_req_load(qp, index, w);
+
+		qp->req.next_new = (qp->req.next_new + 1) & mask;
+		w->first_psn = psn;
+		if (status != IB_WC_SUCCESS) {
+			vrnic_req_finish(qp, w, status);
+			return -EINVAL;
+		}
+	}
+	if (rc) {
+		u32 cons = vrnic_queue_consumer(&qp->sq.queue);
+
+		if (cons != index &&
+		    vrnic_psn_diff(psn, qp->swqe[cons].first_psn) >= VRNIC_MAX_INFLIGHT)
+			return 0;
+		if (qp->req.offset == 0 && !vrnic_req_rd_atomic_ok(qp, w))
+			return 0;
+		if (time_before(jiffies, qp->comp.rnr_until))
+			return 0;
+	}
+	if (qp->req.offset == 0)
+		w->first_psn = psn;
+
+	av = vrnic_req_av(qp, w, &ah);
+	if (!av) {
+		vrnic_req_finish(qp, w, IB_WC_LOC_QP_OP_ERR);
+		return -EINVAL;
+	}
+	dst_qpn = (qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI) ?
+		  w->dst_qpn : qp->attr.dest_qp_num;
+
+	switch (w->opcode) {
+	case IB_WR_RDMA_READ: {
+		u32 npkts = max_t(u32, DIV_ROUND_UP(w->length, qp->mtu), 1);
+
+		skb = vrnic_pkt_build(qp, VRNIC_OP_RC_RDMA_READ_REQUEST, psn,
+				      dst_qpn, 0, true, false);
+		if (!skb)
+			return -ENOMEM;
+		vrnic_reth_set(vrnic_hdr_at(skb->data, VRNIC_HDR_RETH),
+			       w->remote_addr, w->rkey, w->length);
+		w->last_psn = vrnic_psn_add(psn, npkts - 1);
+		w->resp_bytes = 0;
+		qp->req.psn = vrnic_psn_add(psn, npkts);
+		qp->req.index = (qp->req.index + 1) & mask;
+		qp->req.offset = 0;
+		break;
+	}
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		opcode = w->opcode == IB_WR_ATOMIC_CMP_AND_SWP ?
+			 VRNIC_OP_RC_COMPARE_SWAP : VRNIC_OP_RC_FETCH_ADD;
+		skb = vrnic_pkt_build(qp, opcode, psn, dst_qpn, 0, true, false);
+		if (!skb)
+			return -ENOMEM;
+		vrnic_atmeth_set(vrnic_hdr_at(skb->data, VRNIC_HDR_ATMETH),
+				 w->remote_addr, w->rkey,
+				 w->opcode == IB_WR_ATOMIC_CMP_AND_SWP ? w->swap :
+									  w->compare_add,
+				 w->compare_add);
+		w->last_psn = psn;
+		qp->req.psn = vrnic_psn_next(psn);
+		qp->req.index = (qp->req.index + 1) & mask;
+		qp->req.offset = 0;
+		break;
+	default: {
+		u32 paylen = min(w->length - qp->req.offset, qp->mtu);
+		bool first = qp->req.offset == 0;
+		bool last = qp->req.offset + paylen == w->length;
+
+		opcode = vrnic_req_opcode(qp, w, first, last);
+		skb = vrnic_pkt_build(qp, opcode, psn, dst_qpn, paylen,
+				      rc && last,
+				      last && (w->send_flags & IB_SEND_SOLICITED));
+		if (!skb)
+			return -ENOMEM;
+		hdr = vrnic_hdr_at(skb->data, VRNIC_HDR_RETH);
+		if (hdr)
+			vrnic_reth_set(hdr, w->remote_addr, w->rkey, w->length);
+		hdr = vrnic_hdr_at(skb->data, VRNIC_HDR_IMMDT);
+		if (hdr)
+			vrnic_immdt_set(hdr, w->imm);
+		hdr = vrnic_hdr_at(skb->data, VRNIC_HDR_IETH);
+		if (hdr)
+			vrnic_ieth_set(hdr, (__force u32)w->imm);
+		hdr = vrnic_hdr_at(skb->data, VRNIC_HDR_DETH);
+		if (hdr)
+			vrnic_deth_set(hdr, w->qkey, qp->ibqp.qp_num);
+		err = vrnic_req_gather(qp, index, w, qp->req.offset,
+				       skb->data + vrnic_hdr_len(opcode), paylen);
+		if (err) {
+			kfree_skb(skb);
+			vrnic_req_finish(qp, w, IB_WC_LOC_PROT_ERR);
+			return -EINVAL;
+		}
+		qp->req.psn = vrnic_psn_next(psn);
+		qp->req.offset += paylen;
+		if (last) {
+			w->last_psn = psn;
+			qp->req.index = (qp->req.index + 1) & mask;
+			qp->req.offset = 0;
+			/* Nothing acknowledges UC and UD: done once sent. */
+			if (!rc)
+				w->done = true;
+		}
+		break;
+	}
+	}
+
+	vrnic_pkt_send(qp, skb, av, dst_qpn);
+	if (rc && !timer_pending(&qp->timer))
+		vrnic_comp_arm(qp);
+	return 1;
+}
+
+/**
+ * vrnic_req_run - send up to @budget packets
+ * Return: true if it sent or completed anything (run again).
+ */
+bool vrnic_req_run(struct vrnic_qp *qp, unsigned int budget)
+{
+	unsigned int sent = 0;
+	int ret = 0;
+
+	if (READ_ONCE(qp->state) != IB_QPS_RTS)
+		return false;
+	while (sent < budget) {
+		if (qp->req.index == vrnic_queue_producer(&qp->sq.queue))
+			break;
+		ret = vrnic_req_one(qp);
+		if (ret <= 0)
+			break;
+		sent++;
+	}
+	vrnic_comp_retire(qp);
+	return sent || ret == -EINVAL;
+}

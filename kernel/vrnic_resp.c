@@ -1,0 +1,559 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * vrnic: the responder.  Executes requests in PSN order (IBA 9.7.3): SENDs
+ * into receive WQEs, RDMA WRITEs and READs against remote keys, atomics;
+ * answers with ACKs, read responses, atomic ACKs or NAKs, and replays
+ * duplicates without executing them twice.  Runs only from the QP's work.
+ *
+ * Copyright (c) 2026 The vrnic authors
+ */
+
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+
+#include "vrnic.h"
+#include "vrnic_hdr.h"
+#include "vrnic_mr.h"
+#include "vrnic_psn.h"
+#include "vrnic_qp.h"
+#include "vrnic_recv.h"
+#include "vrnic_verbs.h"
+
+/* What executing a request asks the responder to answer. */
+enum vrnic_resp_verdict {
+	VRNIC_RESP_OK,		/* done; ACK if asked */
+	VRNIC_RESP_RNR,		/* no receive WQE: RNR NAK */
+	VRNIC_RESP_INV_REQ,	/* NAK invalid request */
+	VRNIC_RESP_ACCESS,	/* NAK remote access error */
+	VRNIC_RESP_OP_ERR,	/* NAK remote operational error */
+	VRNIC_RESP_DROP,	/* silently dropped (UC, UD) */
+	VRNIC_RESP_ANSWERED,	/* the response was sent already */
+};
+
+static bool vrnic_resp_is_rc(struct vrnic_qp *qp)
+{
+	return qp->ibqp.qp_type == IB_QPT_RC;
+}
+
+static void vrnic_resp_send_ack(struct vrnic_qp *qp, u8 syndrome, u32 psn)
+{
+	struct sk_buff *skb;
+
+	skb = vrnic_pkt_build(qp, VRNIC_OP_RC_ACKNOWLEDGE, psn,
+			      qp->attr.dest_qp_num, 0, false, false);
+	if (!skb)
+		return;		/* the requester's timer recovers */
+	vrnic_aeth_set(vrnic_hdr_at(skb->data, VRNIC_HDR_AETH), syndrome,
+		       qp->resp.msn);
+	vrnic_pkt_send(qp, skb, &qp->attr.ah_attr, qp->attr.dest_qp_num);
+}
+
+/* Take the next receive WQE, from the QP's RQ or its SRQ, into resp. */
+static int vrnic_resp_get_wqe(struct vrnic_qp *qp)
+{
+	struct vrnic_srq *srq = qp->srq;
+	struct vrnic_queue *q = srq ? &srq->queue : &qp->rq.queue;
+	u32 max_sge = srq ? srq->max_sge : qp->rq.max_sge;
+	const struct rxe_recv_wqe *wqe;
+	unsigned long flags = 0;
+	bool limit_event = false;
+	u64 length = 0;
+	int err = 0;
+	u32 i;
+
+	if (qp->resp.has_wqe)
+		return 0;
+	if (srq)
+		spin_lock_irqsave(&srq->lock, flags);
+	wqe = vrnic_queue_head(q);
+	if (!wqe) {
+		err = -ENOSPC;
+		goto out;
+	}
+	qp->resp.wr_id = READ_ONCE(wqe->wr_id);
+	qp->resp.num_sge = READ_ONCE(wqe->dma.num_sge);
+	if (qp->resp.num_sge > max_sge)
+		qp->resp.num_sge = max_sge;	/* a corrupt WQE cannot reach past */
+	for (i = 0; i < qp->resp.num_sge; i++) {
+		qp->resp.sge[i].addr = READ_ONCE(wqe->dma.sge[i].addr);
+		qp->resp.sge[i].length = READ_ONCE(wqe->dma.sge[i].length);
+		qp->resp.sge[i].lkey = READ_ONCE(wqe->dma.sge[i].lkey);
+		length += qp->resp.sge[i].length;
+	}
+	qp->resp.length = min_t(u64, length, U32_MAX);
+	qp->resp.offset = 0;
+	qp->resp.has_wqe = true;
+	vrnic_queue_advance_consumer(q);
+	if (srq && srq->limit && vrnic_queue_count(q) < srq->limit) {
+		srq->limit = 0;		/* the limit fires once (IBA 10.2.9.2) */
+		limit_event = true;
+	}
+out:
+	if (srq)
+		spin_unlock_irqrestore(&srq->lock, flags);
+	if (limit_event && srq->ibsrq.event_handler) {
+		struct ib_event ev = {
+			.device = srq->ibsrq.device,
+			.element.srq = &srq->ibsrq,
+			.event = IB_EVENT_SRQ_LIMIT_REACHED,
+		};
+
+		srq->ibsrq.event_handler(&ev, srq->ibsrq.srq_context);
+	}
+	return err;
+}
+
+/* Write @len bytes into the receive WQE at its current offset. */
+static int vrnic_resp_scatter(struct vrnic_qp *qp, const void *data, u32 len)
+{
+	struct vrnic_dev *vdev = to_vdev(qp->ibqp.device);
+	u32 offset = qp->resp.offset, i;
+
+	if (len > qp->resp.length - offset)
+		return -EMSGSIZE;
+	for (i = 0; i < qp->resp.num_sge && len; i++) {
+		const struct rxe_sge *sge = &qp->resp.sge[i];
+		struct vrnic_mr *mr;
+		u32 chunk;
+		int err;
+
+		if (offset >= sge->length) {
+			offset -= sge->length;
+			continue;
+		}
+		chunk = min(len, sge->length - offset);
+		mr = vrnic_mr_get(vdev, sge->lkey);
+		if (!mr)
+			return -EACCES;
+		err = vrnic_mr_check(mr, qp->ibqp.pd, IB_ACCESS_LOCAL_WRITE,
+				     sge->addr + offset, chunk);
+		if (!err)
+			err = vrnic_mr_copy(vdev, mr, sge->addr + offset,
+					    (void *)data, chunk,
+					    VRNIC_DMA_FROM_DEVICE);
+		vrnic_mr_put(mr);
+		if (err)
+			return err;
+		qp->resp.offset += chunk;
+		data += chunk;
+		len -= chunk;
+		offset = 0;
+	}
+	return 0;
+}
+
+/* Complete the receive WQE in resp with @status. */
+static void vrnic_resp_complete(struct vrnic_qp *qp, struct sk_buff *skb,
+				int status, enum ib_wc_opcode opcode)
+{
+	struct vrnic_pkt *pkt = vrnic_pkt(skb);
+	struct ib_wc wc = {
+		.wr_id = qp->resp.wr_id,
+		.status = status,
+		.opcode = opcode,
+		.byte_len = qp->resp.offset,
+		.qp = &qp->ibqp,
+		.port_num = VRNIC_PORT,
+	};
+	struct vrnic_immdt *immdt = vrnic_pkt_hdr(skb, VRNIC_HDR_IMMDT);
+	struct vrnic_ieth *ieth = vrnic_pkt_hdr(skb, VRNIC_HDR_IETH);
+	struct vrnic_deth *deth = vrnic_pkt_hdr(skb, VRNIC_HDR_DETH);
+
+	if (opcode == IB_WC_RECV_RDMA_WITH_IMM)
+		wc.byte_len = qp->resp.write_len;
+	if (status == IB_WC_SUCCESS) {
+		if (immdt) {
+			wc.ex.imm_data = vrnic_immdt_imm(immdt);
+			wc.wc_flags |= IB_WC_WITH_IMM;
+		}
+		if (ieth) {
+			wc.ex.invalidate_rkey = vrnic_ieth_rkey(ieth);
+			wc.wc_flags |= IB_WC_WITH_INVALIDATE;
+		}
+		if (deth) {
+			wc.src_qp = vrnic_deth_sqp(deth);
+			wc.wc_flags |= IB_WC_GRH;
+		}
+	}
+	qp->resp.has_wqe = false;
+	vrnic_qp_complete(qp, qp->rcq, &wc,
+			  vrnic_bth_se((struct vrnic_bth *)skb->data) &&
+			  (pkt->flags & VRNIC_OPF_LAST));
+}
+
+/* SEND_WITH_INVALIDATE: invalidate the named local rkey (IBA 10.6.5). */
+static int vrnic_resp_invalidate(struct vrnic_qp *qp, u32 rkey)
+{
+	struct vrnic_mr *mr = vrnic_mr_get(to_vdev(qp->ibqp.device), rkey);
+	int err = 0;
+
+	if (!mr)
+		return -EINVAL;
+	if (mr->type != VRNIC_MR_FRWR || mr->ibmr.pd != qp->ibqp.pd)
+		err = -EINVAL;
+	else
+		WRITE_ONCE(mr->state, VRNIC_MR_INVALID);
+	vrnic_mr_put(mr);
+	return err;
+}
+
+/* The 40 bytes in front of a UD payload (IBA 11.4.1.2; RoCEv2 IPv4 form). */
+static void vrnic_resp_grh(struct sk_buff *skb, u8 *grh)
+{
+	memset(grh, 0, 40);
+	if (ip_hdr(skb)->version == 4)
+		memcpy(grh + 20, ip_hdr(skb), sizeof(struct iphdr));
+	else
+		memcpy(grh, ipv6_hdr(skb), sizeof(struct ipv6hdr));
+}
+
+static enum vrnic_resp_verdict vrnic_resp_send(struct vrnic_qp *qp,
+					       struct sk_buff *skb)
+{
+	struct vrnic_pkt *pkt = vrnic_pkt(skb);
+	bool ud = qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI;
+	int err;
+
+	if (pkt->flags & VRNIC_OPF_FIRST) {
+		if (vrnic_resp_get_wqe(qp))
+			return vrnic_resp_is_rc(qp) ? VRNIC_RESP_RNR : VRNIC_RESP_DROP;
+		if (ud) {
+			u8 grh[40];
+
+			vrnic_resp_grh(skb, grh);
+			if (vrnic_resp_scatter(qp, grh, sizeof(grh)))
+				goto len_err;
+		}
+	} else if (!qp->resp.has_wqe) {
+		return vrnic_resp_is_rc(qp) ? VRNIC_RESP_INV_REQ : VRNIC_RESP_DROP;
+	}
+
+	err = vrnic_resp_scatter(qp, vrnic_pkt_payload(skb), pkt->paylen);
+	if (err == -EMSGSIZE)
+		goto len_err;
+	if (err) {
+		vrnic_resp_complete(qp, skb, IB_WC_LOC_PROT_ERR, IB_WC_RECV);
+		return VRNIC_RESP_OP_ERR;
+	}
+	if (pkt->flags & VRNIC_OPF_LAST) {
+		struct vrnic_ieth *ieth = vrnic_pkt_hdr(skb, VRNIC_HDR_IETH);
+
+		if (ieth && vrnic_resp_invalidate(qp, vrnic_ieth_rkey(ieth))) {
+			vrnic_resp_complete(qp, skb, IB_WC_LOC_QP_OP_ERR, IB_WC_RECV);
+			return VRNIC_RESP_INV_REQ;
+		}
+		vrnic_resp_complete(qp, skb, IB_WC_SUCCESS, IB_WC_RECV);
+	}
+	return VRNIC_RESP_OK;
+
+len_err:
+	vrnic_resp_complete(qp, skb, IB_WC_LOC_LEN_ERR, IB_WC_RECV);
+	return ud ? VRNIC_RESP_DROP : VRNIC_RESP_INV_REQ;
+}
+
+/* Check an rkey for @access over [va, va + len) and copy through it. */
+static int vrnic_resp_rkey_copy(struct vrnic_qp *qp, u32 rkey, int access,
+				u64 va, void *buf, u32 len,
+				enum vrnic_dma_dir dir)
+{
+	struct vrnic_dev *vdev = to_vdev(qp->ibqp.device);
+	struct vrnic_mr *mr;
+	int err;
+
+	if (!(qp->attr.qp_access_flags & access))
+		return -EACCES;
+	mr = vrnic_mr_get(vdev, rkey);
+	if (!mr)
+		return -EACCES;
+	err = vrnic_mr_check(mr, qp->ibqp.pd, access, va, len);
+	if (!err && buf)
+		err = vrnic_mr_copy(vdev, mr, va, buf, len, dir);
+	vrnic_mr_put(mr);
+	return err;
+}
+
+static enum vrnic_resp_verdict vrnic_resp_write(struct vrnic_qp *qp,
+						struct sk_buff *skb)
+{
+	struct vrnic_pkt *pkt = vrnic_pkt(skb);
+	bool imm = vrnic_pkt_hdr(skb, VRNIC_HDR_IMMDT);
+	int err;
+
+	if (pkt->flags & VRNIC_OPF_FIRST) {
+		struct vrnic_reth *reth = vrnic_pkt_hdr(skb, VRNIC_HDR_RETH);
+
+		qp->resp.va = vrnic_reth_va(reth);
+		qp->resp.rkey = vrnic_reth_rkey(reth);
+		qp->resp.resid = vrnic_reth_len(reth);
+		qp->resp.write_len = qp->resp.resid;
+		if (vrnic_resp_rkey_copy(qp, qp->resp.rkey, IB_ACCESS_REMOTE_WRITE,
+					 qp->resp.va, NULL, qp->resp.resid, 0)) {
+			qp->resp.write_active = false;
+			return vrnic_resp_is_rc(qp) ? VRNIC_RESP_ACCESS : VRNIC_RESP_DROP;
+		}
+		qp->resp.write_active = true;
+	} else if (!qp->resp.write_active) {
+		return vrnic_resp_is_rc(qp) ? VRNIC_RESP_INV_REQ : VRNIC_RESP_DROP;
+	}
+	if (pkt->paylen > qp->resp.resid ||
+	    ((pkt->flags & VRNIC_OPF_LAST) && pkt->paylen != qp->resp.resid)) {
+		qp->resp.write_active = false;
+		return vrnic_resp_is_rc(qp) ? VRNIC_RESP_INV_REQ : VRNIC_RESP_DROP;
+	}
+	/* A WRITE with immediate needs its receive WQE before it lands. */
+	if (imm && vrnic_resp_get_wqe(qp))
+		return vrnic_resp_is_rc(qp) ? VRNIC_RESP_RNR : VRNIC_RESP_DROP;
+
+	err = vrnic_resp_rkey_copy(qp, qp->resp.rkey, IB_ACCESS_REMOTE_WRITE,
+				   qp->resp.va, vrnic_pkt_payload(skb),
+				   pkt->paylen, VRNIC_DMA_FROM_DEVICE);
+	if (err) {
+		qp->resp.write_active = false;
+		return vrnic_resp_is_rc(qp) ? VRNIC_RESP_ACCESS : VRNIC_RESP_DROP;
+	}
+	qp->resp.va += pkt->paylen;
+	qp->resp.resid -= pkt->paylen;
+	if (pkt->flags & VRNIC_OPF_LAST) {
+		qp->resp.write_active = false;
+		if (imm)
+			vrnic_resp_complete(qp, skb, IB_WC_SUCCESS,
+					    IB_WC_RECV_RDMA_WITH_IMM);
+	}
+	return VRNIC_RESP_OK;
+}
+
+/*
+ * Answer an RDMA READ request starting at @psn: one response packet per
+ * path MTU, AETH on the first and last (IBA 9.7.5.1.4).  Reads have no
+ * side effects, so a duplicate request is simply executed again.
+ */
+static enum vrnic_resp_verdict vrnic_resp_read(struct vrnic_qp *qp,
+					       struct sk_buff *skb, bool dup)
+{
+	struct vrnic_reth *reth = vrnic_pkt_hdr(skb, VRNIC_HDR_RETH);
+	u32 psn = vrnic_pkt(skb)->psn, len = vrnic_reth_len(reth);
+	u64 va = vrnic_reth_va(reth);
+	u32 rkey = vrnic_reth_rkey(reth);
+	u32 npkts = max_t(u32, DIV_ROUND_UP(len, qp->mtu), 1), i, off = 0;
+
+	if (vrnic_resp_rkey_copy(qp, rkey, IB_ACCESS_REMOTE_READ, va, NULL, len, 0))
+		return VRNIC_RESP_ACCESS;
+	if (!dup)
+		qp->resp.msn++;
+
+	for (i = 0; i < npkts; i++) {
+		u32 paylen = min(len - off, qp->mtu);
+		bool first = i == 0, last = i == npkts - 1;
+		struct sk_buff *out;
+		void *aeth;
+		u8 opcode;
+
+		if (first && last)
+			opcode = VRNIC_OP_RC_RDMA_READ_RESPONSE_ONLY;
+		else if (first)
+			opcode = VRNIC_OP_RC_RDMA_READ_RESPONSE_FIRST;
+		else if (last)
+			opcode = VRNIC_OP_RC_RDMA_READ_RESPONSE_LAST;
+		else
+			opcode = VRNIC_OP_RC_RDMA_READ_RESPONSE_MIDDLE;
+		out = vrnic_pkt_build(qp, opcode, vrnic_psn_add(psn, i),
+				      qp->attr.dest_qp_num, paylen, false, false);
+		if (!out)
+			break;	/* the requester asks again */
+		aeth = vrnic_hdr_at(out->data, VRNIC_HDR_AETH);
+		if (aeth)
+			vrnic_aeth_set(aeth, VRNIC_AETH_ACK | VRNIC_AETH_CREDITS_INVALID,
+				       qp->resp.msn);
+		if (vrnic_resp_rkey_copy(qp, rkey, IB_ACCESS_REMOTE_READ, va + off,
+					 out->data + vrnic_hdr_len(opcode), paylen,
+					 VRNIC_DMA_TO_DEVICE)) {
+			kfree_skb(out);
+			return VRNIC_RESP_ACCESS;
+		}
+		vrnic_pkt_send(qp, out, &qp->attr.ah_attr, qp->attr.dest_qp_num);
+		off += paylen;
+	}
+	if (!dup)
+		qp->resp.epsn = vrnic_psn_add(psn, npkts);
+	return VRNIC_RESP_ANSWERED;
+}
+
+static void vrnic_resp_atomic_ack(struct vrnic_qp *qp, u32 psn, u64 orig)
+{
+	struct sk_buff *skb;
+
+	skb = vrnic_pkt_build(qp, VRNIC_OP_RC_ATOMIC_ACKNOWLEDGE, psn,
+			      qp->attr.dest_qp_num, 0, false, false);
+	if (!skb)
+		return;
+	vrnic_aeth_set(vrnic_hdr_at(skb->data, VRNIC_HDR_AETH),
+		       VRNIC_AETH_ACK | VRNIC_AETH_CREDITS_INVALID, qp->resp.msn);
+	vrnic_atmack_set(vrnic_hdr_at(skb->data, VRNIC_HDR_ATMACK), orig);
+	vrnic_pkt_send(qp, skb, &qp->attr.ah_attr, qp->attr.dest_qp_num);
+}
+
+/* Execute an atomic once, remember its result for duplicates (9.7.5.1.3). */
+static enum vrnic_resp_verdict vrnic_resp_atomic(struct vrnic_qp *qp,
+						 struct sk_buff *skb)
+{
+	struct vrnic_dev *vdev = to_vdev(qp->ibqp.device);
+	struct vrnic_atmeth *a = vrnic_pkt_hdr(skb, VRNIC_HDR_ATMETH);
+	u64 va = vrnic_atmeth_va(a), orig, val;
+	u32 rkey = vrnic_atmeth_rkey(a), psn = vrnic_pkt(skb)->psn;
+	struct vrnic_atomic_replay *r;
+	int err;
+
+	if (va & 7)
+		return VRNIC_RESP_INV_REQ;	/* IBA 9.4.5: 8-byte aligned */
+	if (vrnic_resp_rkey_copy(qp, rkey, IB_ACCESS_REMOTE_ATOMIC, va, NULL, 8, 0))
+		return VRNIC_RESP_ACCESS;
+
+	spin_lock_bh(&vdev->atomic_lock);
+	err = vrnic_resp_rkey_copy(qp, rkey, IB_ACCESS_REMOTE_ATOMIC, va, &orig,
+				   8, VRNIC_DMA_TO_DEVICE);
+	if (!err) {
+		if (vrnic_pkt(skb)->opcode == VRNIC_OP_RC_COMPARE_SWAP)
+			val = orig == vrnic_atmeth_compare(a) ?
+			      vrnic_atmeth_swap_add(a) : orig;
+		else
+			val = orig + vrnic_atmeth_swap_add(a);
+		err = vrnic_resp_rkey_copy(qp, rkey, IB_ACCESS_REMOTE_ATOMIC, va,
+					   &val, 8, VRNIC_DMA_FROM_DEVICE);
+	}
+	spin_unlock_bh(&vdev->atomic_lock);
+	if (err)
+		return VRNIC_RESP_ACCESS;
+
+	r = &qp->resp.replay[qp->resp.replay_next++ % VRNIC_ATOMIC_REPLAY];
+	r->psn = psn;
+	r->orig = orig;
+	r->valid = true;
+	qp->resp.msn++;
+	qp->resp.epsn = vrnic_psn_next(psn);
+	vrnic_resp_atomic_ack(qp, psn, orig);
+	return VRNIC_RESP_ANSWERED;
+}
+
+/* A request with a PSN we already executed (IBA 9.9.2.1). */
+static void vrnic_resp_duplicate(struct vrnic_qp *qp, struct sk_buff *skb)
+{
+	struct vrnic_pkt *pkt = vrnic_pkt(skb);
+	u32 i;
+
+	vrnic_count(to_vdev(qp->ibqp.device), VRNIC_CNT_DUP_REQ);
+	if (pkt->flags & VRNIC_OPF_READ) {
+		vrnic_resp_read(qp, skb, true);
+		return;
+	}
+	if (pkt->flags & VRNIC_OPF_ATOMIC) {
+		for (i = 0; i < VRNIC_ATOMIC_REPLAY; i++) {
+			struct vrnic_atomic_replay *r = &qp->resp.replay[i];
+
+			if (r->valid && r->psn == pkt->psn) {
+				vrnic_resp_atomic_ack(qp, pkt->psn, r->orig);
+				return;
+			}
+		}
+		return;		/* too old to replay: the requester times out */
+	}
+	/* SEND or WRITE: acknowledge what we have, execute nothing. */
+	vrnic_resp_send_ack(qp, VRNIC_AETH_ACK | VRNIC_AETH_CREDITS_INVALID,
+			    vrnic_psn_sub(qp->resp.epsn, 1));
+}
+
+/**
+ * vrnic_resp_rx - take one request packet (consumed)
+ */
+void vrnic_resp_rx(struct vrnic_qp *qp, struct sk_buff *skb)
+{
+	struct vrnic_dev *vdev = to_vdev(qp->ibqp.device);
+	struct vrnic_pkt *pkt = vrnic_pkt(skb);
+	bool ud = qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI;
+	enum vrnic_resp_verdict v;
+	u8 syndrome;
+	s32 d;
+
+	if (ud) {
+		if (pkt->paylen > qp->mtu)
+			goto out;
+		vrnic_resp_send(qp, skb);
+		goto out;
+	}
+	if (pkt->paylen > qp->mtu ||
+	    (!(pkt->flags & VRNIC_OPF_LAST) && pkt->paylen != qp->mtu)) {
+		v = VRNIC_RESP_INV_REQ;		/* IBA 9.7.3.1.1: wrong sizes */
+		goto answer;
+	}
+
+	d = vrnic_psn_diff(pkt->psn, qp->resp.epsn);
+	if (d < 0) {
+		if (vrnic_resp_is_rc(qp))
+			vrnic_resp_duplicate(qp, skb);
+		goto out;
+	}
+	if (d > 0) {
+		/* A gap: RC asks once for a resend from epsn; UC drops. */
+		if (vrnic_resp_is_rc(qp) && !qp->resp.nak_sent) {
+			qp->resp.nak_sent = true;
+			vrnic_count(vdev, VRNIC_CNT_SEQ_NAK_SENT);
+			vrnic_resp_send_ack(qp, VRNIC_AETH_NAK_PSN_SEQ_ERR,
+					    qp->resp.epsn);
+		}
+		if (!vrnic_resp_is_rc(qp)) {
+			/* UC: abandon the message in progress (IBA 9.8.3). */
+			qp->resp.write_active = false;
+			if (!(pkt->flags & VRNIC_OPF_FIRST))
+				goto out;
+			qp->resp.epsn = pkt->psn;
+		} else {
+			goto out;
+		}
+	}
+	qp->resp.nak_sent = false;
+
+	if (pkt->flags & VRNIC_OPF_SEND)
+		v = vrnic_resp_send(qp, skb);
+	else if (pkt->flags & VRNIC_OPF_WRITE)
+		v = vrnic_resp_write(qp, skb);
+	else if (pkt->flags & VRNIC_OPF_READ)
+		v = vrnic_resp_read(qp, skb, false);
+	else if (pkt->flags & VRNIC_OPF_ATOMIC)
+		v = vrnic_resp_atomic(qp, skb);
+	else
+		v = VRNIC_RESP_INV_REQ;	/* FLUSH, ATOMIC WRITE: not offered */
+
+answer:
+	switch (v) {
+	case VRNIC_RESP_OK:
+		qp->resp.epsn = vrnic_psn_next(pkt->psn);
+		if (pkt->flags & VRNIC_OPF_LAST)
+			qp->resp.msn++;
+		if (vrnic_resp_is_rc(qp) &&
+		    vrnic_bth_ackreq((struct vrnic_bth *)skb->data))
+			vrnic_resp_send_ack(qp, VRNIC_AETH_ACK |
+					    VRNIC_AETH_CREDITS_INVALID, pkt->psn);
+		break;
+	case VRNIC_RESP_RNR:
+		vrnic_count(vdev, VRNIC_CNT_RNR_NAK_SENT);
+		vrnic_resp_send_ack(qp, VRNIC_AETH_RNR_NAK |
+				    (qp->attr.min_rnr_timer & VRNIC_AETH_VALUE_MASK),
+				    pkt->psn);
+		break;
+	case VRNIC_RESP_ANSWERED:
+	case VRNIC_RESP_DROP:
+		break;
+	default:
+		syndrome = v == VRNIC_RESP_ACCESS ? VRNIC_AETH_NAK_REM_ACCESS_ERR :
+			   v == VRNIC_RESP_OP_ERR ? VRNIC_AETH_NAK_REM_OP_ERR :
+						    VRNIC_AETH_NAK_INVALID_REQ;
+		if (v == VRNIC_RESP_ACCESS)
+			vrnic_count(vdev, VRNIC_CNT_REM_ACCESS_ERR);
+		if (vrnic_resp_is_rc(qp))
+			vrnic_resp_send_ack(qp, syndrome, pkt->psn);
+		/* The request is consumed; the requester's QP goes to ERR. */
+		qp->resp.epsn = vrnic_psn_next(pkt->psn);
+		break;
+	}
+out:
+	kfree_skb(skb);
+}

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * vrnic: counters through rdma_hw_stats ("rdma statistic show").
+ *
+ * Copyright (c) 2026 The vrnic authors
+ */
+
+#include <rdma/ib_verbs.h>
+
+#include "vrnic.h"
+
+static const struct rdma_stat_desc vrnic_counter_descs[VRNIC_CNT_COUNT] = {
+	[VRNIC_CNT_TX_PKTS].name		= "sent_pkts",
+	[VRNIC_CNT_RX_PKTS].name		= "rcvd_pkts",
+	[VRNIC_CNT_RX_DROP_MALFORMED].name	= "rx_drop_malformed",
+	[VRNIC_CNT_RX_DROP_ICRC].name		= "rx_drop_icrc",
+	[VRNIC_CNT_RX_DROP_NO_QP].name		= "rx_drop_no_qp",
+	[VRNIC_CNT_RX_DROP_QP_STATE].name	= "rx_drop_qp_state",
+	[VRNIC_CNT_RX_DROP_QKEY].name		= "rx_drop_qkey",
+	[VRNIC_CNT_DUP_REQ].name		= "duplicate_request",
+	[VRNIC_CNT_SEQ_NAK_SENT].name		= "out_of_seq_request",
+	[VRNIC_CNT_SEQ_NAK_RCVD].name		= "rcvd_seq_err",
+	[VRNIC_CNT_RNR_NAK_SENT].name		= "send_rnr_err",
+	[VRNIC_CNT_RNR_NAK_RCVD].name		= "rcvd_rnr_err",
+	[VRNIC_CNT_RETRANSMITS].name		= "retransmits",
+	[VRNIC_CNT_RETRY_EXCEEDED].name		= "retry_exceeded_err",
+	[VRNIC_CNT_REM_ACCESS_ERR].name		= "remote_access_err",
+	[VRNIC_CNT_TX_ERR].name			= "send_err",
+};
+
+struct rdma_hw_stats *vrnic_alloc_hw_port_stats(struct ib_device *ibdev,
+					      u32 port_num)
+{
+	BUILD_BUG_ON(ARRAY_SIZE(vrnic_counter_descs) != VRNIC_CNT_COUNT);
+	return rdma_alloc_hw_stats_struct(vrnic_counter_descs, VRNIC_CNT_COUNT,
+					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
+}
+
+int vrnic_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
+		       u32 port, int index)
+{
+	struct vrnic_dev *vdev = to_vdev(ibdev);
+	int i;
+
+	for (i = 0; i < VRNIC_CNT_COUNT; i++)
+		stats->value[i] = atomic64_read(&vdev->cnt[i]);
+	return VRNIC_CNT_COUNT;
+}
