@@ -777,8 +777,11 @@ static int vrnic_post_one_send(struct vrnic_qp *qp, const struct ib_send_wr *wr)
 	if (qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI) {
 		u32 qkey = ud_wr(wr)->remote_qkey;
 
-		/* IBA 10.2.5: a Q_Key with the high bit set means the QP's. */
-		if (qkey & 0x80000000 && qp->ibqp.qp_type != IB_QPT_GSI)
+		/*
+		 * IBA 10.2.5: a Q_Key with the high bit set means the QP's own
+		 * (the MAD layer sends with IB_QP_SET_QKEY on QP1).
+		 */
+		if (qkey & 0x80000000)
 			qkey = qp->attr.qkey;
 		wqe->wr.wr.ud.remote_qpn = ud_wr(wr)->remote_qpn;
 		wqe->wr.wr.ud.remote_qkey = qkey;

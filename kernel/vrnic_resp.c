@@ -548,10 +548,15 @@ answer:
 						    VRNIC_AETH_NAK_INVALID_REQ;
 		if (v == VRNIC_RESP_ACCESS)
 			vrnic_count(vdev, VRNIC_CNT_REM_ACCESS_ERR);
-		if (vrnic_resp_is_rc(qp))
+		if (vrnic_resp_is_rc(qp)) {
 			vrnic_resp_send_ack(qp, syndrome, pkt->psn);
-		/* The request is consumed; the requester's QP goes to ERR. */
-		qp->resp.epsn = vrnic_psn_next(pkt->psn);
+			/*
+			 * IBA 9.9.3.1.2-3: after a class B/C/D responder
+			 * error the QP goes to ERR, so nothing that was
+			 * already in flight behind the bad request executes.
+			 */
+			vrnic_qp_error(qp, VRNIC_QP_CAUSE_ERROR);
+		}
 		break;
 	}
 out:
