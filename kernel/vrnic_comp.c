@@ -270,11 +270,18 @@ static void vrnic_comp_response(struct vrnic_qp *qp, struct sk_buff *skb)
 		return;
 	expect = vrnic_psn_add(w->first_psn, w->resp_bytes / qp->mtu);
 	if (pkt->psn != expect) {
-		/* A response went missing: ask for the read again. */
-		if (vrnic_psn_after(pkt->psn, expect))
+		/*
+		 * A response went missing: ask for the read again, once; the
+		 * responses still in flight behind the gap are dropped until
+		 * the re-read's arrive in order.
+		 */
+		if (vrnic_psn_after(pkt->psn, expect) && !qp->comp.read_rewound) {
+			qp->comp.read_rewound = true;
 			vrnic_comp_rewind(qp, w->first_psn);
+		}
 		return;
 	}
+	qp->comp.read_rewound = false;
 	if (w->resp_bytes + pkt->paylen > w->length ||
 	    ((pkt->flags & VRNIC_OPF_LAST) ?
 	     w->resp_bytes + pkt->paylen != w->length : pkt->paylen != qp->mtu)) {
@@ -354,6 +361,7 @@ void vrnic_comp_timeout(struct vrnic_qp *qp)
 		return;
 	}
 	qp->comp.retry--;
+	qp->comp.read_rewound = false;
 	vrnic_comp_rewind(qp, w->first_psn);
 	vrnic_comp_arm(qp);
 }

@@ -127,6 +127,7 @@ struct vrnic_qp {
 		u32		rnr_retry;
 		unsigned long	rnr_until;
 		u32		last_acked;	/* PSN of the last ACK taken */
+		bool		read_rewound;	/* asked again for a read */
 	} comp;
 	struct {
 		u32		epsn;	/* expected PSN */

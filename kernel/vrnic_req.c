@@ -15,8 +15,12 @@
 #include "vrnic_qp.h"
 #include "vrnic_verbs.h"
 
-/* Unacknowledged PSNs allowed in flight (IBA allows 2^23; keep it sane). */
-#define VRNIC_MAX_INFLIGHT	256
+/*
+ * Unacknowledged PSNs allowed in flight.  IBA allows 2^23; a soft device
+ * behind a 256-entry virtio ring loses whole bursts beyond about that, and
+ * a READ counts for all its response packets.
+ */
+#define VRNIC_MAX_INFLIGHT	128
 
 static bool vrnic_wr_is_read_atomic(u32 opcode)
 {
