@@ -107,3 +107,35 @@ tb_wait_port() {
 	echo "nothing listens on TCP port $1" >&2
 	return 1
 }
+
+# tb_client_server NAME TIMEOUT PORT SERVER-CMD CLIENT-CMD
+# Run SERVER-CMD on host0 and CLIENT-CMD on host1 (PORT: the server's TCP
+# port to wait for, or - to wait 2 s).  Both are bounded by TIMEOUT; the
+# client's guest records NAME as PASS when both exited 0.  Their output is
+# in $VRNIC_OUT/<last part of NAME>.{server,client}.log; the client's is
+# also printed.
+tb_client_server() {
+	local name=$1 tmo=$2 port=$3 srv=$4 cli=$5 rc=0 src tag=${1##*/}
+	if [ "$VRNIC_HOST" -eq 0 ]; then
+		tb_barrier "$tag-start"
+		timeout "$tmo" stdbuf -oL -eL $srv >"$VRNIC_OUT/$tag.server.log" 2>&1 &
+		local pid=$!
+		if [ "$port" != - ]; then tb_wait_port "$port" || true; else sleep 2; fi
+		tb_barrier "$tag-listening"
+		wait $pid || rc=$?
+		tb_put "$tag-server-rc" "$rc"
+		tb_barrier "$tag-done"
+	else
+		tb_barrier "$tag-start"
+		tb_barrier "$tag-listening"
+		timeout "$tmo" stdbuf -oL -eL $cli >"$VRNIC_OUT/$tag.client.log" 2>&1 || rc=$?
+		src=$(tb_get "$tag-server-rc" $((tmo + 30)))
+		tb_barrier "$tag-done"
+		cat "$VRNIC_OUT/$tag.client.log"
+		if [ "$rc" -eq 0 ] && [ "$src" -eq 0 ]; then
+			tb_result "$name" PASS
+		else
+			tb_result "$name" FAIL "client $rc server $src"
+		fi
+	fi
+}

@@ -10,35 +10,13 @@ server=10.99.0.1
 echo "device $dev gid index $gid"
 rdma link show
 
-# Each tool gets a server on host0 and a client on host1; both record the
-# result, the client's exit status decides.  Tools are bounded by timeout.
+# Results are named by the pair of drivers, server first, when they differ.
+d0=${VRNIC_DRIVER0:-${VRNIC_DRIVER:-rxe}}
+d1=${VRNIC_DRIVER1:-${VRNIC_DRIVER:-rxe}}
+label=$d0
+[ "$d0" = "$d1" ] || label="$d0-$d1"
 T=${SMOKE_TIMEOUT:-120}
-smoke() {
-	local name=$1 port=$2 srv=$3 cli=$4 rc=0
-	if [ "$VRNIC_HOST" -eq 0 ]; then
-		tb_barrier "$name-start"
-		timeout $T stdbuf -oL -eL $srv >"$VRNIC_OUT/$name.server.log" 2>&1 &
-		local pid=$!
-		if [ "$port" != - ]; then tb_wait_port "$port" || true; else sleep 2; fi
-		tb_barrier "$name-listening"
-		wait $pid || rc=$?
-		tb_put "$name-server-rc" "$rc"
-		tb_barrier "$name-done"
-	else
-		tb_barrier "$name-start"
-		tb_barrier "$name-listening"
-		timeout $T stdbuf -oL -eL $cli >"$VRNIC_OUT/$name.client.log" 2>&1 || rc=$?
-		local src
-		src=$(tb_get "$name-server-rc" $((T + 30)))
-		tb_barrier "$name-done"
-		cat "$VRNIC_OUT/$name.client.log"
-		if [ "$rc" -eq 0 ] && [ "$src" -eq 0 ]; then
-			tb_result "smoke/$drv/$name" PASS
-		else
-			tb_result "smoke/$drv/$name" FAIL "client $rc server $src"
-		fi
-	fi
-}
+smoke() { tb_client_server "smoke/$label/$1" "$T" "$2" "$3" "$4"; }
 
 pp="-d $dev -g $gid -n 200"
 smoke ibv_rc_pingpong 18515 "ibv_rc_pingpong $pp" "ibv_rc_pingpong $pp $server"

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make demo: build vrnic against Debian 12's kernel, boot two QEMU guests
+# joined by virtio-net, create vrnic0 on each ("rdma link add vrnic0 type
+# vrnic netdev eth0"), run ibv_rc_pingpong, ib_write_bw and ib_send_lat
+# between them and print the results and both devices' counters.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. tools/testbed/lib.sh
+
+abi=$(stock_abi)
+kdir=/usr/src/linux-headers-$abi-amd64
+mod=$REPO_DIR/build/kmod/demo
+rm -rf "$mod" && mkdir -p "$mod"
+cp -r kernel "$mod/vrnic"
+echo "== building rdma_vrnic.ko against linux-headers-$abi-amd64"
+make -s -C "$kdir" M="$mod/vrnic" CONFIG_RDMA_VRNIC=m modules >/dev/null
+echo "== building the userspace"
+make -s userspace >/dev/null
+echo "== booting two guests (Debian's $abi-amd64 kernel under QEMU/TCG)"
+rc=0
+line=$(tools/testbed/run.sh --topo two --timeout 600 --name demo \
+	--env "VRNIC_KMOD=$mod/vrnic" tools/testbed/tests/demo.sh | tail -n1) || rc=$?
+run=${line##*: }
+for h in 0 1; do
+	echo
+	echo "================ host$h ================"
+	grep -v '^== RUN\|^$' "$run/host$h/output.log" || true
+done
+echo
+echo "$line"
+exit "$rc"
