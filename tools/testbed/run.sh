@@ -10,6 +10,7 @@
 #   VRNIC_OUT     its writable result folder (/results/host<N>)
 #   VRNIC_SYNC    a folder shared by all guests (see tb_barrier in guest-lib.sh)
 #   VRNIC_KERNEL  stock or debug  VRNIC_REPO    the repository
+#   VRNIC_TOPO    the topology
 # plus every --env KEY=VALUE.
 #
 # Options:
@@ -79,7 +80,7 @@ mkdir -p "$run/sync"
 cp "$script" "$run/script.sh"
 : >"$run/env"
 for e in "${envs[@]}"; do printf '%q\n' "$e" | sed 's/\\=/=/' >>"$run/env"; done
-echo "VRNIC_RUN_ARGS=\"kernel=$kernel topo=$topo\"" >>"$run/env"
+echo "VRNIC_TOPO=$topo" >>"$run/env"
 
 # Two free-ish UDP ports on loopback for the socket netdev.
 port0=$(( 20000 + (RANDOM % 20000) * 2 ))

@@ -12,7 +12,7 @@ if [ "$drv" = rxe ]; then
 	neg=$(grep -v '^#' tools/testbed/tests/rxe-deviations.txt | cut -d' ' -f1 | paste -sd:)
 	[ -n "$neg" ] && filter="$filter-$neg"
 	grep -v '^#' tools/testbed/tests/rxe-deviations.txt | while read -r t why; do
-		tb_result "conformance/$drv/$VRNIC_KERNEL/$t" SKIP "$why"
+		tb_result "conformance/$drv/$VRNIC_KERNEL-$VRNIC_TOPO/$t" SKIP "$why"
 	done
 fi
 # On vrnic, tests that need the unwritten data path are left out.
@@ -22,7 +22,7 @@ if [ "$drv" = vrnic ] && [ -n "$pending" ]; then
 	"$bin" --gtest_list_tests --gtest_filter="$pending" |
 	awk '/^[^ ]/ { suite = $1 } /^  / { print suite $1 }' |
 	while read -r t; do
-		tb_result "conformance/$drv/$VRNIC_KERNEL/$t" SKIP "needs the data path"
+		tb_result "conformance/$drv/$VRNIC_KERNEL-$VRNIC_TOPO/$t" SKIP "needs the data path"
 	done
 fi
 timeout_ms=10000
@@ -33,9 +33,9 @@ rc=0
 	--gtest_filter="$filter" || rc=$?
 if [ -f "$VRNIC_OUT/conformance.json" ]; then
 	python3 tools/testbed/gtest-results.py "$VRNIC_OUT/conformance.json" \
-		"conformance/$drv/$VRNIC_KERNEL" >>"$VRNIC_OUT/results.txt"
+		"conformance/$drv/$VRNIC_KERNEL-$VRNIC_TOPO" >>"$VRNIC_OUT/results.txt"
 else
-	tb_result "conformance/$drv/$VRNIC_KERNEL" FAIL "no report (exit $rc)"
+	tb_result "conformance/$drv/$VRNIC_KERNEL-$VRNIC_TOPO" FAIL "no report (exit $rc)"
 fi
 rdma link delete "$dev"
 case "$drv" in
