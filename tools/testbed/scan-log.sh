@@ -28,15 +28,39 @@ patterns=(
 	'Workqueue lockup'
 	'BUG: workqueue lockup'
 )
+# One report is exempt, by its whole WARN block: DMA-API debug's "cacheline
+# tracking EEXIST" raised from ib_umem_get().  ib_core maps every user MR
+# with the DMA API (DMA_BIDIRECTIONAL, no DMA_ATTR_SKIP_CPU_SYNC), so two
+# live registrations of one page, which verbs allow, trip the cacheline
+# check for every RDMA driver with a real DMA device.  The check exists for
+# non-coherent platforms; the same report from anywhere else still fails.
+exempt() {
+	awk '
+	/-+\[ cut here \]-+/ { inblk = 1; n = 0 }
+	inblk { blk[++n] = $0
+		if ($0 ~ /cacheline tracking EEXIST/) eexist = 1
+		if ($0 ~ /ib_umem_get/) umem = 1
+		if ($0 ~ /---\[ end trace/) {
+			if (!(eexist && umem)) for (i = 1; i <= n; i++) print blk[i]
+			else for (i = 1; i <= n; i++) print "[exempt] "
+			inblk = 0; eexist = 0; umem = 0
+		}
+		next }
+	{ print }
+	END { if (inblk) for (i = 1; i <= n; i++) print blk[i] }
+	' "$1"
+}
+
 found=0
 for f in "$@"; do
 	[ -f "$f" ] || continue
+	exempt "$f" >/tmp/scan-in.$$
 	for p in "${patterns[@]}"; do
-		if grep -n -E -- "$p" "$f" >/tmp/scan.$$ 2>/dev/null; then
+		if grep -n -E -- "$p" /tmp/scan-in.$$ >/tmp/scan.$$ 2>/dev/null; then
 			sed "s|^|$f:|" /tmp/scan.$$ | head -n 5
 			found=1
 		fi
 	done
 done
-rm -f /tmp/scan.$$
+rm -f /tmp/scan.$$ /tmp/scan-in.$$
 exit $found
