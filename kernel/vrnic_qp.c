@@ -475,11 +475,9 @@ err_sq:
 	return err;
 }
 
-static int vrnic_qp_check_attr(struct vrnic_qp *qp, struct ib_qp_attr *attr,
-			       int mask)
+static int vrnic_qp_check_attr(const struct ib_device_attr *dattr,
+			       const struct ib_qp_attr *attr, int mask)
 {
-	struct vrnic_dev *vdev = to_vdev(qp->ibqp.device);
-
 	if ((mask & IB_QP_PORT) && attr->port_num != VRNIC_PORT)
 		return -EINVAL;
 	if ((mask & IB_QP_PKEY_INDEX) && attr->pkey_index >= VRNIC_PKEY_TBL_LEN)
@@ -488,10 +486,10 @@ static int vrnic_qp_check_attr(struct vrnic_qp *qp, struct ib_qp_attr *attr,
 	    (attr->path_mtu < IB_MTU_256 || attr->path_mtu > IB_MTU_4096))
 		return -EINVAL;
 	if ((mask & IB_QP_MAX_QP_RD_ATOMIC) &&
-	    attr->max_rd_atomic > vdev->attr.max_qp_init_rd_atom)
+	    attr->max_rd_atomic > dattr->max_qp_init_rd_atom)
 		return -EINVAL;
 	if ((mask & IB_QP_MAX_DEST_RD_ATOMIC) &&
-	    attr->max_dest_rd_atomic > vdev->attr.max_qp_rd_atom)
+	    attr->max_dest_rd_atomic > dattr->max_qp_rd_atom)
 		return -EINVAL;
 	if ((mask & IB_QP_TIMEOUT) && attr->timeout > 31)
 		return -EINVAL;
@@ -511,6 +509,41 @@ static int vrnic_qp_check_attr(struct vrnic_qp *qp, struct ib_qp_attr *attr,
 		return -EOPNOTSUPP;	/* no automatic path migration */
 	if (mask & IB_QP_EN_SQD_ASYNC_NOTIFY)
 		return -EOPNOTSUPP;
+	return 0;
+}
+
+/**
+ * vrnic_qp_modify_check - may modify_qp do this?
+ * @dattr:	the device's attributes (its limits)
+ * @state:	the QP's current state
+ * @type:	the QP's type
+ * @attr:	the attributes asked for
+ * @mask:	which of them
+ *
+ * The QP state table of IBA 10.3.1 (through ib_modify_qp_is_ok(): which
+ * transitions exist and which attributes each requires or allows) plus
+ * vrnic's own limits.  Pure: KUnit tests it without a device.
+ * Return: 0, -EINVAL, or -EOPNOTSUPP for what vrnic does not offer.
+ */
+int vrnic_qp_modify_check(const struct ib_device_attr *dattr,
+			  enum ib_qp_state state, enum ib_qp_type type,
+			  const struct ib_qp_attr *attr, int mask)
+{
+	enum ib_qp_state cur, new;
+	int err;
+
+	if (mask & ~IB_QP_ATTR_STANDARD_BITS)
+		return -EOPNOTSUPP;
+	err = vrnic_qp_check_attr(dattr, attr, mask);
+	if (err)
+		return err;
+	cur = (mask & IB_QP_CUR_STATE) ? attr->cur_qp_state : state;
+	new = (mask & IB_QP_STATE) ? attr->qp_state : cur;
+	/* IBA 11.2.4.2 (C11-10): a given current state must be right. */
+	if (cur != state && !(cur == IB_QPS_SQE && state == IB_QPS_RTS))
+		return -EINVAL;
+	if (!ib_modify_qp_is_ok(cur, new, type, mask))
+		return -EINVAL;
 	return 0;
 }
 
@@ -592,16 +625,13 @@ int vrnic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 {
 	struct rdma_ah_attr av = {};
 	struct vrnic_qp *qp = to_vqp(ibqp);
-	enum ib_qp_state cur, new;
+	enum ib_qp_state new;
 	unsigned long flags;
 	bool flush = false;
 	int err;
 
 	if (mask & ~IB_QP_ATTR_STANDARD_BITS)
 		return -EOPNOTSUPP;
-	err = vrnic_qp_check_attr(qp, attr, mask);
-	if (err)
-		return err;
 	/*
 	 * Taking and dropping the source GID reference may sleep, so the new
 	 * address vector is copied here and swapped in under the lock.
@@ -610,17 +640,11 @@ int vrnic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		rdma_copy_ah_attr(&av, &attr->ah_attr);
 
 	spin_lock_irqsave(&qp->state_lock, flags);
-	cur = (mask & IB_QP_CUR_STATE) ? attr->cur_qp_state : qp->state;
-	new = (mask & IB_QP_STATE) ? attr->qp_state : cur;
-	/* IBA 11.2.4.2 (C11-10): the current state must be right if given. */
-	if (cur != qp->state && !(cur == IB_QPS_SQE && qp->state == IB_QPS_RTS)) {
-		err = -EINVAL;
+	err = vrnic_qp_modify_check(&to_vdev(ibqp->device)->attr, qp->state,
+				    ibqp->qp_type, attr, mask);
+	if (err)
 		goto out;
-	}
-	if (!ib_modify_qp_is_ok(cur, new, ibqp->qp_type, mask)) {
-		err = -EINVAL;
-		goto out;
-	}
+	new = (mask & IB_QP_STATE) ? attr->qp_state : qp->state;
 
 	vrnic_qp_store_attr(qp, attr, mask);
 	if (mask & IB_QP_AV)
@@ -733,8 +757,13 @@ static int vrnic_post_one_send(struct vrnic_qp *qp, const struct ib_send_wr *wr)
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
 		break;
+	case IB_WR_REG_MR:
+	case IB_WR_LOCAL_INV:
+		if (qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI)
+			return -EINVAL;
+		break;
 	default:
-		return -EOPNOTSUPP;	/* REG_MR, LOCAL_INV: not yet */
+		return -EOPNOTSUPP;
 	}
 	if (wr->num_sge < 0 || wr->num_sge > qp->sq.max_sge)
 		return -EINVAL;
@@ -752,12 +781,17 @@ static int vrnic_post_one_send(struct vrnic_qp *qp, const struct ib_send_wr *wr)
 	wqe->wr.wr_id = wr->wr_id;
 	wqe->wr.opcode = wr->opcode;
 	wqe->wr.send_flags = wr->send_flags;
-	if (wr->opcode == IB_WR_SEND_WITH_INV)
+	if (wr->opcode == IB_WR_SEND_WITH_INV || wr->opcode == IB_WR_LOCAL_INV)
 		wqe->wr.ex.invalidate_rkey = wr->ex.invalidate_rkey;
 	else
 		wqe->wr.ex.imm_data = wr->ex.imm_data;
 
 	switch (wr->opcode) {
+	case IB_WR_REG_MR:
+		wqe->wr.wr.reg.mr = reg_wr(wr)->mr;
+		wqe->wr.wr.reg.key = reg_wr(wr)->key;
+		wqe->wr.wr.reg.access = reg_wr(wr)->access;
+		break;
 	case IB_WR_RDMA_WRITE:
 	case IB_WR_RDMA_WRITE_WITH_IMM:
 	case IB_WR_RDMA_READ:

@@ -46,6 +46,8 @@ struct vrnic_swqe {
 	u32	qkey;		/* UD */
 	u32	ah_num;		/* UD */
 	u32	resp_bytes;	/* READ: response bytes placed */
+	struct ib_mr *reg_mr;	/* REG_MR */
+	int	reg_access;	/* REG_MR */
 	int	status;		/* IB_WC_* once done */
 	bool	done;
 };
@@ -164,6 +166,9 @@ enum vrnic_qp_cause {
 };
 
 const char *vrnic_qp_state_name(enum ib_qp_state state);
+int vrnic_qp_modify_check(const struct ib_device_attr *dattr,
+			  enum ib_qp_state state, enum ib_qp_type type,
+			  const struct ib_qp_attr *attr, int mask);
 struct vrnic_qp *vrnic_qp_get(struct vrnic_dev *vdev, u32 qpn);
 void vrnic_qp_put(struct vrnic_qp *qp);
 void vrnic_qp_error(struct vrnic_qp *qp, enum vrnic_qp_cause cause);

@@ -29,9 +29,15 @@ static bool vrnic_wr_is_read_atomic(u32 opcode)
 	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
 }
 
-static bool vrnic_wr_allowed(enum ib_qp_type type, u32 opcode)
+static bool vrnic_wr_allowed(struct vrnic_qp *qp, u32 opcode)
 {
+	enum ib_qp_type type = qp->ibqp.qp_type;
+
 	switch (opcode) {
+	case IB_WR_REG_MR:
+	case IB_WR_LOCAL_INV:
+		/* Kernel only: a REG_MR WQE carries a kernel pointer. */
+		return !qp->is_user && type != IB_QPT_UD && type != IB_QPT_GSI;
 	case IB_WR_SEND:
 	case IB_WR_SEND_WITH_IMM:
 		return true;
@@ -70,8 +76,18 @@ static int vrnic_req_load(struct vrnic_qp *qp, u32 index, struct vrnic_swqe *w)
 	w->send_flags = READ_ONCE(s->wr.send_flags);
 	w->num_sge = READ_ONCE(s->dma.num_sge);
 
-	if (!vrnic_wr_allowed(qp->ibqp.qp_type, w->opcode))
+	if (!vrnic_wr_allowed(qp, w->opcode))
 		return IB_WC_LOC_QP_OP_ERR;
+	if (w->opcode == IB_WR_REG_MR) {
+		w->reg_mr = READ_ONCE(s->wr.wr.reg.mr);
+		w->rkey = READ_ONCE(s->wr.wr.reg.key);
+		w->reg_access = READ_ONCE(s->wr.wr.reg.access);
+		return IB_WC_SUCCESS;
+	}
+	if (w->opcode == IB_WR_LOCAL_INV) {
+		w->rkey = READ_ONCE(s->wr.ex.invalidate_rkey);
+		return IB_WC_SUCCESS;
+	}
 
 	if (w->send_flags & IB_SEND_INLINE) {
 		length = READ_ONCE(s->dma.length);
@@ -169,6 +185,41 @@ static int vrnic_req_gather(struct vrnic_qp *qp, u32 index,
 		offset = 0;
 	}
 	return len ? -EFAULT : 0;
+}
+
+/*
+ * REG_MR and LOCAL_INV (IBA 10.6.3.4, 10.6.5): make a fast-registration
+ * MR valid under a new key with the page list map_mr_sg loaded, or
+ * invalid.  Return: an IB_WC_* status.
+ */
+static int vrnic_req_local(struct vrnic_qp *qp, struct vrnic_swqe *w)
+{
+	struct vrnic_mr *mr;
+	int status = IB_WC_SUCCESS;
+
+	if (w->opcode == IB_WR_REG_MR) {
+		mr = to_vmr(w->reg_mr);
+		if (mr->type != VRNIC_MR_FRWR || mr->ibmr.pd != qp->ibqp.pd ||
+		    vrnic_key_index(w->rkey) != vrnic_key_index(mr->ibmr.lkey) ||
+		    READ_ONCE(mr->state) == VRNIC_MR_VALID)
+			return IB_WC_MW_BIND_ERR;
+		mr->access = w->reg_access;
+		mr->ibmr.lkey = w->rkey;
+		mr->ibmr.rkey = w->rkey;
+		/* Publish the keys and page list before the MR turns valid. */
+		smp_store_release(&mr->state, VRNIC_MR_VALID);
+		return IB_WC_SUCCESS;
+	}
+
+	mr = vrnic_mr_get(to_vdev(qp->ibqp.device), w->rkey);
+	if (!mr)
+		return IB_WC_MW_BIND_ERR;
+	if (mr->type != VRNIC_MR_FRWR || mr->ibmr.pd != qp->ibqp.pd)
+		status = IB_WC_MW_BIND_ERR;
+	else
+		WRITE_ONCE(mr->state, VRNIC_MR_INVALID);
+	vrnic_mr_put(mr);
+	return status;
 }
 
 /* BTH opcode for a SEND or WRITE packet at the given place in its message. */
@@ -314,6 +365,21 @@ static int vrnic_req_one(struct vrnic_qp *qp)
 			vrnic_req_finish(qp, w, status);
 			return -EINVAL;
 		}
+	}
+	if (w->opcode == IB_WR_REG_MR || w->opcode == IB_WR_LOCAL_INV) {
+		/* Local work: done in order when the requester reaches it. */
+		int status = vrnic_req_local(qp, w);
+
+		if (status != IB_WC_SUCCESS) {
+			vrnic_req_finish(qp, w, status);
+			return -EINVAL;
+		}
+		w->status = IB_WC_SUCCESS;
+		w->done = true;
+		w->last_psn = vrnic_psn_sub(psn, 1);
+		qp->req.index = (qp->req.index + 1) & mask;
+		qp->req.offset = 0;
+		return 1;
 	}
 	if (rc) {
 		u32 cons = vrnic_queue_consumer(&qp->sq.queue);

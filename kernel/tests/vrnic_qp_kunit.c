@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit tests for vrnic's QP state table: which modify_qp calls are
+ * accepted, from which state, for which QP type, with which attributes
+ * (IBA 10.3.1, table 91 as ib_modify_qp_is_ok() encodes it, plus vrnic's
+ * own limits).  vrnic_qp_modify_check() is pure, so no device is needed.
+ *
+ * Copyright (c) 2026 The vrnic authors
+ */
+
+#include <kunit/test.h>
+#include <linux/string.h>
+#include <rdma/ib_verbs.h>
+
+#include "../vrnic.h"
+#include "../vrnic_qp.h"
+
+static const struct ib_device_attr test_dattr = {
+	.max_qp_rd_atom = VRNIC_MAX_RD_ATOMIC,
+	.max_qp_init_rd_atom = VRNIC_MAX_RD_ATOMIC,
+};
+
+/* Only its address matters: "the core resolved a source GID". */
+static const struct ib_gid_attr test_sgid_attr;
+
+#define RC_INIT	(IB_QP_STATE | IB_QP_PKEY_INDEX | IB_QP_PORT | IB_QP_ACCESS_FLAGS)
+#define UD_INIT	(IB_QP_STATE | IB_QP_PKEY_INDEX | IB_QP_PORT | IB_QP_QKEY)
+#define RC_RTR	(IB_QP_STATE | IB_QP_AV | IB_QP_PATH_MTU | IB_QP_DEST_QPN | \
+		 IB_QP_RQ_PSN | IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER)
+#define UC_RTR	(IB_QP_STATE | IB_QP_AV | IB_QP_PATH_MTU | IB_QP_DEST_QPN | \
+		 IB_QP_RQ_PSN)
+#define RC_RTS	(IB_QP_STATE | IB_QP_SQ_PSN | IB_QP_TIMEOUT | IB_QP_RETRY_CNT | \
+		 IB_QP_RNR_RETRY | IB_QP_MAX_QP_RD_ATOMIC)
+
+struct qp_case {
+	const char *name;
+	enum ib_qp_type type;
+	enum ib_qp_state from, to;
+	int mask;
+	int want;
+	/* Override one attribute to an out-of-range value. */
+	void (*spoil)(struct ib_qp_attr *attr);
+};
+
+static void no_grh(struct ib_qp_attr *a)
+{
+	a->ah_attr.ah_flags = 0;
+}
+
+static void no_sgid(struct ib_qp_attr *a)
+{
+	a->ah_attr.grh.sgid_attr = NULL;
+}
+
+static void retry_8(struct ib_qp_attr *a) { a->retry_cnt = 8; }
+static void rnr_retry_8(struct ib_qp_attr *a) { a->rnr_retry = 8; }
+static void timeout_32(struct ib_qp_attr *a) { a->timeout = 32; }
+static void mtu_8192(struct ib_qp_attr *a) { a->path_mtu = 6; }
+static void mtu_0(struct ib_qp_attr *a) { a->path_mtu = 0; }
+static void port_2(struct ib_qp_attr *a) { a->port_num = 2; }
+static void pkey_1(struct ib_qp_attr *a) { a->pkey_index = 1; }
+static void rnr_timer_32(struct ib_qp_attr *a) { a->min_rnr_timer = 32; }
+static void rd_atomic_big(struct ib_qp_attr *a) { a->max_rd_atomic = VRNIC_MAX_RD_ATOMIC + 1; }
+static void dest_rd_atomic_big(struct ib_qp_attr *a) { a->max_dest_rd_atomic = VRNIC_MAX_RD_ATOMIC + 1; }
+static void cur_wrong(struct ib_qp_attr *a) { a->cur_qp_state = IB_QPS_RTR; }
+
+static const struct qp_case qp_cases[] = {
+	/* The normal path of each type. */
+	{ "rc_reset_init", IB_QPT_RC, IB_QPS_RESET, IB_QPS_INIT, RC_INIT, 0 },
+	{ "rc_init_rtr", IB_QPT_RC, IB_QPS_INIT, IB_QPS_RTR, RC_RTR, 0 },
+	{ "rc_rtr_rts", IB_QPT_RC, IB_QPS_RTR, IB_QPS_RTS, RC_RTS, 0 },
+	{ "uc_init_rtr", IB_QPT_UC, IB_QPS_INIT, IB_QPS_RTR, UC_RTR, 0 },
+	{ "uc_rtr_rts", IB_QPT_UC, IB_QPS_RTR, IB_QPS_RTS, IB_QP_STATE | IB_QP_SQ_PSN, 0 },
+	{ "ud_reset_init", IB_QPT_UD, IB_QPS_RESET, IB_QPS_INIT, UD_INIT, 0 },
+	{ "ud_init_rtr", IB_QPT_UD, IB_QPS_INIT, IB_QPS_RTR, IB_QP_STATE, 0 },
+	{ "ud_rtr_rts", IB_QPT_UD, IB_QPS_RTR, IB_QPS_RTS, IB_QP_STATE | IB_QP_SQ_PSN, 0 },
+	{ "gsi_reset_init", IB_QPT_GSI, IB_QPS_RESET, IB_QPS_INIT, UD_INIT, 0 },
+	/* Required attributes missing, or attributes the transition forbids. */
+	{ "rc_init_without_access", IB_QPT_RC, IB_QPS_RESET, IB_QPS_INIT,
+	  RC_INIT & ~IB_QP_ACCESS_FLAGS, -EINVAL },
+	{ "rc_rtr_without_av", IB_QPT_RC, IB_QPS_INIT, IB_QPS_RTR,
+	  RC_RTR & ~IB_QP_AV, -EINVAL },
+	{ "rc_rts_without_sq_psn", IB_QPT_RC, IB_QPS_RTR, IB_QPS_RTS,
+	  RC_RTS & ~IB_QP_SQ_PSN, -EINVAL },
+	{ "ud_init_with_av", IB_QPT_UD, IB_QPS_RESET, IB_QPS_INIT,
+	  UD_INIT | IB_QP_AV, -EINVAL },
+	/* Transitions that do not exist. */
+	{ "reset_to_rts", IB_QPT_RC, IB_QPS_RESET, IB_QPS_RTS, RC_RTS, -EINVAL },
+	{ "reset_to_rtr", IB_QPT_RC, IB_QPS_RESET, IB_QPS_RTR, RC_RTR, -EINVAL },
+	{ "init_to_rts", IB_QPT_RC, IB_QPS_INIT, IB_QPS_RTS, RC_RTS, -EINVAL },
+	{ "err_to_rts", IB_QPT_RC, IB_QPS_ERR, IB_QPS_RTS, IB_QP_STATE, -EINVAL },
+	{ "rc_rts_to_sqe", IB_QPT_RC, IB_QPS_RTS, IB_QPS_SQE, IB_QP_STATE, -EINVAL },
+	/* Every state may go to RESET and to ERR. */
+	{ "rts_to_err", IB_QPT_RC, IB_QPS_RTS, IB_QPS_ERR, IB_QP_STATE, 0 },
+	{ "init_to_err", IB_QPT_UD, IB_QPS_INIT, IB_QPS_ERR, IB_QP_STATE, 0 },
+	{ "err_to_reset", IB_QPT_RC, IB_QPS_ERR, IB_QPS_RESET, IB_QP_STATE, 0 },
+	{ "rts_to_reset", IB_QPT_UC, IB_QPS_RTS, IB_QPS_RESET, IB_QP_STATE, 0 },
+	/* SQ drain and back. */
+	{ "rts_to_sqd", IB_QPT_RC, IB_QPS_RTS, IB_QPS_SQD, IB_QP_STATE, 0 },
+	{ "sqd_to_rts", IB_QPT_RC, IB_QPS_SQD, IB_QPS_RTS, IB_QP_STATE, 0 },
+	{ "ud_sqe_to_rts", IB_QPT_UD, IB_QPS_SQE, IB_QPS_RTS, IB_QP_STATE, 0 },
+	/* RTS to RTS: modify attributes without a state change. */
+	{ "rts_to_rts_timeout", IB_QPT_RC, IB_QPS_RTS, IB_QPS_RTS,
+	  IB_QP_STATE | IB_QP_MIN_RNR_TIMER, 0 },
+	/* vrnic's limits on the values. */
+	{ "av_without_grh", IB_QPT_RC, IB_QPS_INIT, IB_QPS_RTR, RC_RTR, -EINVAL, no_grh },
+	{ "av_without_sgid", IB_QPT_RC, IB_QPS_INIT, IB_QPS_RTR, RC_RTR, -EINVAL, no_sgid },
+	{ "path_mtu_8192", IB_QPT_RC, IB_QPS_INIT, IB_QPS_RTR, RC_RTR, -EINVAL, mtu_8192 },
+	{ "path_mtu_0", IB_QPT_RC, IB_QPS_INIT, IB_QPS_RTR, RC_RTR, -EINVAL, mtu_0 },
+	{ "min_rnr_timer_32", IB_QPT_RC, IB_QPS_INIT, IB_QPS_RTR, RC_RTR, -EINVAL, rnr_timer_32 },
+	{ "dest_rd_atomic_too_many", IB_QPT_RC, IB_QPS_INIT, IB_QPS_RTR, RC_RTR,
+	  -EINVAL, dest_rd_atomic_big },
+	{ "retry_cnt_8", IB_QPT_RC, IB_QPS_RTR, IB_QPS_RTS, RC_RTS, -EINVAL, retry_8 },
+	{ "rnr_retry_8", IB_QPT_RC, IB_QPS_RTR, IB_QPS_RTS, RC_RTS, -EINVAL, rnr_retry_8 },
+	{ "timeout_32", IB_QPT_RC, IB_QPS_RTR, IB_QPS_RTS, RC_RTS, -EINVAL, timeout_32 },
+	{ "rd_atomic_too_many", IB_QPT_RC, IB_QPS_RTR, IB_QPS_RTS, RC_RTS,
+	  -EINVAL, rd_atomic_big },
+	{ "port_2", IB_QPT_RC, IB_QPS_RESET, IB_QPS_INIT, RC_INIT, -EINVAL, port_2 },
+	{ "pkey_index_1", IB_QPT_UD, IB_QPS_RESET, IB_QPS_INIT, UD_INIT, -EINVAL, pkey_1 },
+	{ "cur_state_wrong", IB_QPT_RC, IB_QPS_RTS, IB_QPS_RTS,
+	  IB_QP_STATE | IB_QP_CUR_STATE, -EINVAL, cur_wrong },
+	/* What vrnic does not offer. */
+	{ "alt_path", IB_QPT_RC, IB_QPS_RTR, IB_QPS_RTS, RC_RTS | IB_QP_ALT_PATH,
+	  -EOPNOTSUPP },
+	{ "non_standard_bit", IB_QPT_RC, IB_QPS_RTS, IB_QPS_RTS,
+	  IB_QP_STATE | IB_QP_RATE_LIMIT, -EOPNOTSUPP },
+};
+
+static void qp_case_desc(const struct qp_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(qp, qp_cases, qp_case_desc);
+
+static void vrnic_qp_modify_table(struct kunit *test)
+{
+	const struct qp_case *c = test->param_value;
+	struct ib_qp_attr attr = {
+		.qp_state = c->to,
+		.cur_qp_state = c->from,
+		.port_num = VRNIC_PORT,
+		.path_mtu = IB_MTU_1024,
+		.timeout = 14,
+		.retry_cnt = 7,
+		.rnr_retry = 7,
+		.min_rnr_timer = 12,
+		.max_rd_atomic = 16,
+		.max_dest_rd_atomic = 16,
+	};
+
+	attr.ah_attr.type = RDMA_AH_ATTR_TYPE_ROCE;
+	attr.ah_attr.ah_flags = IB_AH_GRH;
+	attr.ah_attr.grh.sgid_attr = &test_sgid_attr;
+	if (c->spoil)
+		c->spoil(&attr);
+
+	KUNIT_EXPECT_EQ(test, vrnic_qp_modify_check(&test_dattr, c->from, c->type,
+						    &attr, c->mask), c->want);
+}
+
+/* The name table covers every state and answers "?" beyond it. */
+static void vrnic_qp_state_names(struct kunit *test)
+{
+	KUNIT_EXPECT_STREQ(test, vrnic_qp_state_name(IB_QPS_RESET), "RESET");
+	KUNIT_EXPECT_STREQ(test, vrnic_qp_state_name(IB_QPS_INIT), "INIT");
+	KUNIT_EXPECT_STREQ(test, vrnic_qp_state_name(IB_QPS_RTR), "RTR");
+	KUNIT_EXPECT_STREQ(test, vrnic_qp_state_name(IB_QPS_RTS), "RTS");
+	KUNIT_EXPECT_STREQ(test, vrnic_qp_state_name(IB_QPS_SQD), "SQD");
+	KUNIT_EXPECT_STREQ(test, vrnic_qp_state_name(IB_QPS_SQE), "SQE");
+	KUNIT_EXPECT_STREQ(test, vrnic_qp_state_name(IB_QPS_ERR), "ERR");
+	KUNIT_EXPECT_STREQ(test, vrnic_qp_state_name(IB_QPS_ERR + 1), "?");
+	KUNIT_EXPECT_STREQ(test, vrnic_qp_state_name(-1), "?");
+}
+
+static struct kunit_case vrnic_qp_cases[] = {
+	KUNIT_CASE_PARAM(vrnic_qp_modify_table, qp_gen_params),
+	KUNIT_CASE(vrnic_qp_state_names),
+	{}
+};
+
+static struct kunit_suite vrnic_qp_suite = {
+	.name = "vrnic_qp",
+	.test_cases = vrnic_qp_cases,
+};
+
+kunit_test_suites(&vrnic_qp_suite);
