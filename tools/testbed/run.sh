@@ -24,6 +24,9 @@
 #   --name NAME            names the run folder
 #   --mem MIB  --smp N     guest size
 #   --env KEY=VALUE        exported to the script (repeatable)
+#   --tolerate MODULE      KASAN reports and WARNs raised inside MODULE do
+#                          not fail the run; they are listed in
+#                          host<N>/tolerated.txt (for the rxe reference)
 #
 # Each run gets a folder under $VRNIC_RUNS (build/runs by default) with
 # host<N>/{console.log,output.log,dmesg.txt,rc}.  The run passes when every
@@ -32,7 +35,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-kernel=stock topo=one tmo=300 name="" mem="" smp="" envs=()
+kernel=stock topo=one tmo=300 name="" mem="" smp="" envs=() tolerate=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) kernel=$2; shift 2 ;;
@@ -42,6 +45,7 @@ while [ $# -gt 0 ]; do
 	--mem) mem=$2; shift 2 ;;
 	--smp) smp=$2; shift 2 ;;
 	--env) envs+=("$2"); shift 2 ;;
+	--tolerate) tolerate=(--tolerate "$2"); shift 2 ;;
 	-h|--help) sed -n '3,/^set -e/p' "$0" | sed 's/^# \{0,1\}//;/^set -e/d'; exit 0 ;;
 	--) shift; break ;;
 	-*) die "unknown option $1" ;;
@@ -166,10 +170,15 @@ for h in $(seq 0 $((hosts - 1))); do
 		grep '^FAIL' "$d/results.txt" | sed 's/^/    /' >&2
 		status=1
 	fi
-	if ! "$TESTBED_DIR/scan-log.sh" "$d/console.log" "$d/dmesg.txt" >"$d/scan.txt"; then
+	if ! "$TESTBED_DIR/scan-log.sh" "${tolerate[@]}" "$d/console.log" \
+		"$d/dmesg.txt" >"$d/scan.txt" 2>"$d/tolerated.txt"; then
 		log "host$h: kernel log reports problems ($d/scan.txt):"
 		sed 's/^/    /' "$d/scan.txt" | head -n 20 >&2
 		status=1
+	fi
+	if [ -s "$d/tolerated.txt" ]; then
+		log "host$h: tolerated in ${tolerate[1]:-?} ($d/tolerated.txt):"
+		sort -u "$d/tolerated.txt" | sed 's/^/    /' >&2
 	fi
 	if [ -s "$d/kmemleak.txt" ]; then
 		log "host$h: kmemleak found leaks ($d/kmemleak.txt)"

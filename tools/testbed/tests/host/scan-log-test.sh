@@ -55,5 +55,21 @@ sed 's/ib_umem_get/vrnic_map_pages/' "$tmp/umem" >"$tmp/own"
 { cat "$tmp/umem"; echo "[   30.000000] WARNING: CPU: 0 PID: 1 at vrnic_qp.c:10 f+0x1/0x2"; } >"$tmp/mixed"
 ./scan-log.sh "$tmp/mixed" >/dev/null && { echo "FAIL WARN after an exempt block passed"; fail=1; }
 
+# --tolerate MODULE: a KASAN report raised in that module passes (and is
+# listed), one raised elsewhere still fails.
+cat >"$tmp/kasan" <<'LOG'
+[   40.299000] ==================================================================
+[   40.299382] BUG: KASAN: slab-out-of-bounds in rxe_mr_copy+0x34f/0x390 [rdma_rxe]
+[   40.300334] Read of size 8 at addr ffff88810c787c38 by task x/152
+[   40.310000] ==================================================================
+LOG
+./scan-log.sh --tolerate rdma_rxe "$tmp/kasan" >/dev/null 2>"$tmp/tol" ||
+	{ echo "FAIL tolerated KASAN flagged"; fail=1; }
+grep -q 'tolerated: .*rxe_mr_copy' "$tmp/tol" || { echo "FAIL tolerated report not listed"; fail=1; }
+./scan-log.sh "$tmp/kasan" >/dev/null && { echo "FAIL KASAN passed without --tolerate"; fail=1; }
+sed 's/rxe_mr_copy+0x34f\/0x390 \[rdma_rxe\]/vrnic_mr_copy+0x34f\/0x390 [rdma_vrnic]/' "$tmp/kasan" >"$tmp/kasan2"
+./scan-log.sh --tolerate rdma_rxe "$tmp/kasan2" >/dev/null 2>&1 &&
+	{ echo "FAIL KASAN in another module tolerated"; fail=1; }
+
 [ "$fail" -eq 0 ] && echo "scan-log: ${#reports[@]} reports caught, clean log passes"
 exit $fail
