@@ -24,27 +24,6 @@ static const u32 vrnic_rnr_usec[32] = {
 	40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520,
 };
 
-static enum ib_wc_opcode vrnic_swqe_wc_opcode(u32 opcode)
-{
-	switch (opcode) {
-	case IB_WR_RDMA_WRITE:
-	case IB_WR_RDMA_WRITE_WITH_IMM:
-		return IB_WC_RDMA_WRITE;
-	case IB_WR_RDMA_READ:
-		return IB_WC_RDMA_READ;
-	case IB_WR_ATOMIC_CMP_AND_SWP:
-		return IB_WC_COMP_SWAP;
-	case IB_WR_ATOMIC_FETCH_AND_ADD:
-		return IB_WC_FETCH_ADD;
-	case IB_WR_REG_MR:
-		return IB_WC_REG_MR;
-	case IB_WR_LOCAL_INV:
-		return IB_WC_LOCAL_INV;
-	default:
-		return IB_WC_SEND;
-	}
-}
-
 /* (Re)start the retransmit timer: 4.096 us * 2^timeout (IBA 9.7.6.1.3). */
 void vrnic_comp_arm(struct vrnic_qp *qp)
 {
@@ -77,7 +56,7 @@ void vrnic_comp_retire(struct vrnic_qp *qp)
 			continue;
 		wc.wr_id = w->wr_id;
 		wc.status = w->status;
-		wc.opcode = vrnic_swqe_wc_opcode(w->opcode);
+		wc.opcode = vrnic_wr_wc_opcode(w->opcode);
 		wc.byte_len = w->length;
 		wc.qp = &qp->ibqp;
 		vrnic_qp_complete(qp, qp->scq, &wc, false);
@@ -160,40 +139,12 @@ static void vrnic_comp_ack_upto(struct vrnic_qp *qp, u32 psn)
 static int vrnic_comp_scatter(struct vrnic_qp *qp, struct vrnic_swqe *w,
 			      u32 offset, const void *data, u32 len)
 {
-	struct vrnic_dev *vdev = to_vdev(qp->ibqp.device);
-	u32 index = w - qp->swqe;
-	const struct rxe_send_wqe *s = vrnic_queue_slot(&qp->sq.queue, index);
-	u32 i;
+	const struct rxe_send_wqe *s = vrnic_queue_slot(&qp->sq.queue,
+							w - qp->swqe);
 
-	for (i = 0; i < w->num_sge && len; i++) {
-		u64 addr = READ_ONCE(s->dma.sge[i].addr);
-		u32 slen = READ_ONCE(s->dma.sge[i].length);
-		u32 lkey = READ_ONCE(s->dma.sge[i].lkey);
-		struct vrnic_mr *mr;
-		u32 chunk;
-		int err;
-
-		if (offset >= slen) {
-			offset -= slen;
-			continue;
-		}
-		chunk = min(len, slen - offset);
-		mr = vrnic_mr_get(vdev, lkey);
-		if (!mr)
-			return -EACCES;
-		err = vrnic_mr_check(mr, qp->ibqp.pd, IB_ACCESS_LOCAL_WRITE,
-				     addr + offset, chunk);
-		if (!err)
-			err = vrnic_mr_copy(vdev, mr, addr + offset, (void *)data,
-					    chunk, VRNIC_DMA_FROM_DEVICE);
-		vrnic_mr_put(mr);
-		if (err)
-			return err;
-		data += chunk;
-		len -= chunk;
-		offset = 0;
-	}
-	return len ? -EFAULT : 0;
+	return vrnic_sge_copy(to_vdev(qp->ibqp.device), qp->ibqp.pd, s->dma.sge,
+			      w->num_sge, offset, (void *)data, len,
+			      IB_ACCESS_LOCAL_WRITE, VRNIC_DMA_FROM_DEVICE);
 }
 
 static void vrnic_comp_fail(struct vrnic_qp *qp, struct vrnic_swqe *w, int status)

@@ -13,6 +13,7 @@
 #include <linux/random.h>
 #include <linux/slab.h>
 #include <rdma/ib_umem.h>
+#include <rdma/rdma_user_rxe.h>
 /* Where the DMA block iterator lives moved between releases. */
 #if __has_include(<rdma/iter.h>)
 #include <rdma/iter.h>
@@ -294,4 +295,56 @@ int vrnic_mr_copy(struct vrnic_dev *vdev, struct vrnic_mr *mr, u64 iova,
 		len -= chunk;
 	}
 	return 0;
+}
+
+/**
+ * vrnic_sge_copy - move bytes between a buffer and the memory an SGE list
+ *	names, checking every SGE's key, PD, rights and bounds
+ * @vdev:	the device
+ * @pd:		the PD the SGEs' MRs must belong to
+ * @sge:	the list; it may sit in memory a process can change (a mapped
+ *		work queue), so each field is read once and trusted nowhere
+ *		else
+ * @num_sge:	entries in @sge, already checked against the queue's limit
+ * @offset:	bytes into the list where the copy starts
+ * @buf, @len:	the engine's side
+ * @access:	rights needed on the MRs (IB_ACCESS_LOCAL_WRITE to write them)
+ * @dir:	VRNIC_DMA_TO_DEVICE reads the list's memory into @buf
+ *
+ * Return: 0, -EACCES for a bad key, PD or rights, -EFAULT for a range
+ * outside an MR or beyond the end of the list.
+ */
+int vrnic_sge_copy(struct vrnic_dev *vdev, struct ib_pd *pd,
+		   const struct rxe_sge *sge, u32 num_sge, u32 offset,
+		   void *buf, u32 len, int access, enum vrnic_dma_dir dir)
+{
+	u32 i;
+
+	for (i = 0; i < num_sge && len; i++) {
+		u64 addr = READ_ONCE(sge[i].addr);
+		u32 slen = READ_ONCE(sge[i].length);
+		u32 lkey = READ_ONCE(sge[i].lkey);
+		struct vrnic_mr *mr;
+		u32 chunk;
+		int err;
+
+		if (offset >= slen) {
+			offset -= slen;
+			continue;
+		}
+		chunk = min(len, slen - offset);
+		mr = vrnic_mr_get(vdev, lkey);
+		if (!mr)
+			return -EACCES;
+		err = vrnic_mr_check(mr, pd, access, addr + offset, chunk);
+		if (!err)
+			err = vrnic_mr_copy(vdev, mr, addr + offset, buf, chunk, dir);
+		vrnic_mr_put(mr);
+		if (err)
+			return err;
+		buf += chunk;
+		len -= chunk;
+		offset = 0;
+	}
+	return len ? -EFAULT : 0;
 }

@@ -83,5 +83,9 @@ int vrnic_mr_check(struct vrnic_mr *mr, struct ib_pd *pd, int access,
 		   u64 iova, u64 len);
 int vrnic_mr_copy(struct vrnic_dev *vdev, struct vrnic_mr *mr, u64 iova,
 		  void *buf, u32 len, enum vrnic_dma_dir dir);
+struct rxe_sge;
+int vrnic_sge_copy(struct vrnic_dev *vdev, struct ib_pd *pd,
+		   const struct rxe_sge *sge, u32 num_sge, u32 offset,
+		   void *buf, u32 len, int access, enum vrnic_dma_dir dir);
 
 #endif /* VRNIC_MR_H */

@@ -69,8 +69,8 @@ void vrnic_qp_put(struct vrnic_qp *qp)
 		complete(&qp->done);
 }
 
-/* Completion opcode of a send WQE, for flushed and failed sends. */
-static enum ib_wc_opcode vrnic_wc_opcode(u32 wr_opcode)
+/* The completion opcode of a send work request (IB_WR_* to IB_WC_*). */
+enum ib_wc_opcode vrnic_wr_wc_opcode(u32 wr_opcode)
 {
 	switch (wr_opcode) {
 	case IB_WR_RDMA_WRITE:
@@ -115,7 +115,7 @@ static void vrnic_qp_flush(struct vrnic_qp *qp)
 		memset(&wc, 0, sizeof(wc));
 		/* User memory: read each field once, trust none. */
 		wc.wr_id = READ_ONCE(wqe->wr.wr_id);
-		wc.opcode = vrnic_wc_opcode(READ_ONCE(wqe->wr.opcode));
+		wc.opcode = vrnic_wr_wc_opcode(READ_ONCE(wqe->wr.opcode));
 		wc.status = IB_WC_WR_FLUSH_ERR;
 		wc.qp = &qp->ibqp;
 		vrnic_queue_advance_consumer(&qp->sq.queue);
@@ -830,16 +830,11 @@ static int vrnic_post_one_send(struct vrnic_qp *qp, const struct ib_send_wr *wr)
 			       wr->sg_list[i].length);
 			p += wr->sg_list[i].length;
 		}
+		wqe->dma.length = length;
+		wqe->dma.num_sge = wr->num_sge;
 	} else {
-		for (i = 0; i < wr->num_sge; i++) {
-			wqe->dma.sge[i].addr = wr->sg_list[i].addr;
-			wqe->dma.sge[i].length = wr->sg_list[i].length;
-			wqe->dma.sge[i].lkey = wr->sg_list[i].lkey;
-		}
+		vrnic_dma_info_fill(&wqe->dma, wr->sg_list, wr->num_sge, length);
 	}
-	wqe->dma.length = length;
-	wqe->dma.resid = length;
-	wqe->dma.num_sge = wr->num_sge;
 	vrnic_queue_advance_producer(&qp->sq.queue);
 	return 0;
 }

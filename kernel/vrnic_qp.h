@@ -166,6 +166,7 @@ enum vrnic_qp_cause {
 };
 
 const char *vrnic_qp_state_name(enum ib_qp_state state);
+enum ib_wc_opcode vrnic_wr_wc_opcode(u32 wr_opcode);
 int vrnic_qp_modify_check(const struct ib_device_attr *dattr,
 			  enum ib_qp_state state, enum ib_qp_type type,
 			  const struct ib_qp_attr *attr, int mask);

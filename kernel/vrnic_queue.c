@@ -121,6 +121,24 @@ void vrnic_queue_cleanup(struct vrnic_queue *q)
 	q->mmap = NULL;
 }
 
+/* The SGE list of a kernel work request, in the rxe WQE layout. */
+void vrnic_dma_info_fill(struct rxe_dma_info *dma, const struct ib_sge *sg,
+			 int num_sge, u32 length)
+{
+	int i;
+
+	for (i = 0; i < num_sge; i++) {
+		dma->sge[i].addr = sg[i].addr;
+		dma->sge[i].length = sg[i].length;
+		dma->sge[i].lkey = sg[i].lkey;
+	}
+	dma->length = length;
+	dma->resid = length;
+	dma->num_sge = num_sge;
+	dma->cur_sge = 0;
+	dma->sge_offset = 0;
+}
+
 /**
  * vrnic_queue_post_recv - write one receive WQE for a kernel consumer
  * @q:		an RQ or SRQ with direction FROM_KERNEL
@@ -148,16 +166,7 @@ int vrnic_queue_post_recv(struct vrnic_queue *q, const struct ib_recv_wr *wr,
 
 	wqe = vrnic_queue_producer_slot(q);
 	wqe->wr_id = wr->wr_id;
-	for (i = 0; i < wr->num_sge; i++) {
-		wqe->dma.sge[i].addr = wr->sg_list[i].addr;
-		wqe->dma.sge[i].length = wr->sg_list[i].length;
-		wqe->dma.sge[i].lkey = wr->sg_list[i].lkey;
-	}
-	wqe->dma.length = length;
-	wqe->dma.resid = length;
-	wqe->dma.num_sge = wr->num_sge;
-	wqe->dma.cur_sge = 0;
-	wqe->dma.sge_offset = 0;
+	vrnic_dma_info_fill(&wqe->dma, wr->sg_list, wr->num_sge, length);
 	vrnic_queue_advance_producer(q);
 	return 0;
 }

@@ -70,6 +70,8 @@ int vrnic_queue_mmap_info(struct vrnic_queue *q, struct ib_ucontext *uctx,
 void vrnic_queue_cleanup(struct vrnic_queue *q);
 void vrnic_queue_reset(struct vrnic_queue *q);
 
+void vrnic_dma_info_fill(struct rxe_dma_info *dma, const struct ib_sge *sg,
+			 int num_sge, u32 length);
 int vrnic_queue_post_recv(struct vrnic_queue *q, const struct ib_recv_wr *wr,
 			  u32 max_sge);
 

@@ -145,9 +145,7 @@ static int vrnic_req_gather(struct vrnic_qp *qp, u32 index,
 			    const struct vrnic_swqe *w, u32 offset, void *buf,
 			    u32 len)
 {
-	struct vrnic_dev *vdev = to_vdev(qp->ibqp.device);
 	const struct rxe_send_wqe *s = vrnic_sq_slot(qp, index);
-	u32 i;
 
 	if (!len)
 		return 0;
@@ -155,36 +153,9 @@ static int vrnic_req_gather(struct vrnic_qp *qp, u32 index,
 		memcpy(buf, s->dma.inline_data + offset, len);
 		return 0;
 	}
-	for (i = 0; i < w->num_sge && len; i++) {
-		struct rxe_sge sge = {
-			.addr = READ_ONCE(s->dma.sge[i].addr),
-			.length = READ_ONCE(s->dma.sge[i].length),
-			.lkey = READ_ONCE(s->dma.sge[i].lkey),
-		};
-		struct vrnic_mr *mr;
-		u32 chunk;
-		int err;
-
-		if (offset >= sge.length) {
-			offset -= sge.length;
-			continue;
-		}
-		chunk = min(len, sge.length - offset);
-		mr = vrnic_mr_get(vdev, sge.lkey);
-		if (!mr)
-			return -EACCES;
-		err = vrnic_mr_check(mr, qp->ibqp.pd, 0, sge.addr + offset, chunk);
-		if (!err)
-			err = vrnic_mr_copy(vdev, mr, sge.addr + offset, buf, chunk,
-					    VRNIC_DMA_TO_DEVICE);
-		vrnic_mr_put(mr);
-		if (err)
-			return err;
-		buf += chunk;
-		len -= chunk;
-		offset = 0;
-	}
-	return len ? -EFAULT : 0;
+	return vrnic_sge_copy(to_vdev(qp->ibqp.device), qp->ibqp.pd, s->dma.sge,
+			      w->num_sge, offset, buf, len, 0,
+			      VRNIC_DMA_TO_DEVICE);
 }
 
 /*

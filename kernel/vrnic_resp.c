@@ -106,40 +106,16 @@ out:
 /* Write @len bytes into the receive WQE at its current offset. */
 static int vrnic_resp_scatter(struct vrnic_qp *qp, const void *data, u32 len)
 {
-	struct vrnic_dev *vdev = to_vdev(qp->ibqp.device);
-	u32 offset = qp->resp.offset, i;
+	int err;
 
-	if (len > qp->resp.length - offset)
+	if (len > qp->resp.length - qp->resp.offset)
 		return -EMSGSIZE;
-	for (i = 0; i < qp->resp.num_sge && len; i++) {
-		const struct rxe_sge *sge = &qp->resp.sge[i];
-		struct vrnic_mr *mr;
-		u32 chunk;
-		int err;
-
-		if (offset >= sge->length) {
-			offset -= sge->length;
-			continue;
-		}
-		chunk = min(len, sge->length - offset);
-		mr = vrnic_mr_get(vdev, sge->lkey);
-		if (!mr)
-			return -EACCES;
-		err = vrnic_mr_check(mr, qp->ibqp.pd, IB_ACCESS_LOCAL_WRITE,
-				     sge->addr + offset, chunk);
-		if (!err)
-			err = vrnic_mr_copy(vdev, mr, sge->addr + offset,
-					    (void *)data, chunk,
-					    VRNIC_DMA_FROM_DEVICE);
-		vrnic_mr_put(mr);
-		if (err)
-			return err;
-		qp->resp.offset += chunk;
-		data += chunk;
-		len -= chunk;
-		offset = 0;
-	}
-	return 0;
+	err = vrnic_sge_copy(to_vdev(qp->ibqp.device), qp->ibqp.pd, qp->resp.sge,
+			     qp->resp.num_sge, qp->resp.offset, (void *)data,
+			     len, IB_ACCESS_LOCAL_WRITE, VRNIC_DMA_FROM_DEVICE);
+	if (!err)
+		qp->resp.offset += len;
+	return err;
 }
 
 /* Complete the receive WQE in resp with @status. */
