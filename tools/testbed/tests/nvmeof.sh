@@ -11,7 +11,8 @@ name="nvmeof/${VRNIC_DRIVER0:-${VRNIC_DRIVER:-vrnic}}-${VRNIC_DRIVER1:-${VRNIC_D
 cfg=/sys/kernel/config
 
 if [ "$VRNIC_HOST" -eq 0 ]; then
-	tb_modprobe configfs null_blk nvmet nvmet-rdma
+	tb_modprobe configfs nvmet nvmet-rdma
+	modprobe null_blk nr_devices=0	# the device comes from configfs
 	mountpoint -q $cfg || mount -t configfs none $cfg
 	nb=$cfg/nullb/nullb0
 	mkdir $nb
