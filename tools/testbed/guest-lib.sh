@@ -112,10 +112,10 @@ tb_wait_port() {
 # Run SERVER-CMD on host0 and CLIENT-CMD on host1 (PORT: the server's TCP
 # port to wait for, or - to wait 2 s).  Both are bounded by TIMEOUT; the
 # client's guest records NAME as PASS when both exited 0.  Their output is
-# in $VRNIC_OUT/<last part of NAME>.{server,client}.log; the client's is
+# in $VRNIC_OUT/<NAME with / as _>.{server,client}.log; the client's is
 # also printed.
 tb_client_server() {
-	local name=$1 tmo=$2 port=$3 srv=$4 cli=$5 rc=0 src tag=${1##*/}
+	local name=$1 tmo=$2 port=$3 srv=$4 cli=$5 rc=0 src tag=${1//\//_}
 	if [ "$VRNIC_HOST" -eq 0 ]; then
 		tb_barrier "$tag-start"
 		timeout "$tmo" stdbuf -oL -eL $srv >"$VRNIC_OUT/$tag.server.log" 2>&1 &
