@@ -25,6 +25,8 @@ static const struct ib_gid_attr test_sgid_attr;
 
 #define RC_INIT	(IB_QP_STATE | IB_QP_PKEY_INDEX | IB_QP_PORT | IB_QP_ACCESS_FLAGS)
 #define UD_INIT	(IB_QP_STATE | IB_QP_PKEY_INDEX | IB_QP_PORT | IB_QP_QKEY)
+/* Special QPs live on a fixed port: no IB_QP_PORT (IBA 10.3.1, table 91). */
+#define GSI_INIT (IB_QP_STATE | IB_QP_PKEY_INDEX | IB_QP_QKEY)
 #define RC_RTR	(IB_QP_STATE | IB_QP_AV | IB_QP_PATH_MTU | IB_QP_DEST_QPN | \
 		 IB_QP_RQ_PSN | IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER)
 #define UC_RTR	(IB_QP_STATE | IB_QP_AV | IB_QP_PATH_MTU | IB_QP_DEST_QPN | \
@@ -74,7 +76,8 @@ static const struct qp_case qp_cases[] = {
 	{ "ud_reset_init", IB_QPT_UD, IB_QPS_RESET, IB_QPS_INIT, UD_INIT, 0 },
 	{ "ud_init_rtr", IB_QPT_UD, IB_QPS_INIT, IB_QPS_RTR, IB_QP_STATE, 0 },
 	{ "ud_rtr_rts", IB_QPT_UD, IB_QPS_RTR, IB_QPS_RTS, IB_QP_STATE | IB_QP_SQ_PSN, 0 },
-	{ "gsi_reset_init", IB_QPT_GSI, IB_QPS_RESET, IB_QPS_INIT, UD_INIT, 0 },
+	{ "gsi_reset_init", IB_QPT_GSI, IB_QPS_RESET, IB_QPS_INIT, GSI_INIT, 0 },
+	{ "gsi_init_with_port", IB_QPT_GSI, IB_QPS_RESET, IB_QPS_INIT, UD_INIT, -EINVAL },
 	/* Required attributes missing, or attributes the transition forbids. */
 	{ "rc_init_without_access", IB_QPT_RC, IB_QPS_RESET, IB_QPS_INIT,
 	  RC_INIT & ~IB_QP_ACCESS_FLAGS, -EINVAL },
