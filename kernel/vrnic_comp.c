@@ -34,6 +34,17 @@ void vrnic_comp_arm(struct vrnic_qp *qp)
 	mod_timer(&qp->timer, jiffies + usecs_to_jiffies(min_t(u64, usec, 60000000)));
 }
 
+/*
+ * One past the newest send WQE the requester has started: the one at its
+ * index counts once part of it is on the wire (a long SEND or WRITE held
+ * by the window, a READ between chunks).
+ */
+static u32 vrnic_comp_end(struct vrnic_qp *qp)
+{
+	return qp->req.offset ? (qp->req.index + 1) & qp->sq.queue.mask :
+				qp->req.index;
+}
+
 /**
  * vrnic_comp_retire - turn done send WQEs into completions, in order
  *
@@ -65,18 +76,30 @@ void vrnic_comp_retire(struct vrnic_qp *qp)
 			return;
 		}
 	}
-	if (vrnic_queue_consumer(q) == qp->req.index)
+	if (vrnic_queue_consumer(q) == vrnic_comp_end(qp))
 		del_timer(&qp->timer);
 }
 
-/* Go back to the WQE holding @psn and send again from there (IBA 9.7.5.2). */
+/* Everything before @psn is acknowledged. */
+static void vrnic_comp_set_una(struct vrnic_qp *qp, u32 psn)
+{
+	if (vrnic_psn_after(psn, qp->comp.una))
+		qp->comp.una = psn;
+}
+
+/*
+ * Go back to the WQE holding @psn and send again from there (IBA 9.7.5.2).
+ * A READ resumes at its first response missing: the responder answers a
+ * request for a part of a READ it executed before (IBA 9.7.5.1.3).
+ */
 static void vrnic_comp_rewind(struct vrnic_qp *qp, u32 psn)
 {
 	struct vrnic_queue *q = &qp->sq.queue;
 	u32 i;
 
-	for (i = vrnic_queue_consumer(q); i != qp->req.index;
-	     i = (i + 1) & q->mask) {
+	u32 end = vrnic_comp_end(qp);
+
+	for (i = vrnic_queue_consumer(q); i != end; i = (i + 1) & q->mask) {
 		struct vrnic_swqe *w = &qp->swqe[i];
 
 		if (w->done)
@@ -84,17 +107,19 @@ static void vrnic_comp_rewind(struct vrnic_qp *qp, u32 psn)
 		if (vrnic_psn_after(psn, w->last_psn))
 			continue;
 		qp->req.index = i;
-		if (w->opcode == IB_WR_RDMA_READ ||
-		    w->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
-		    w->opcode == IB_WR_ATOMIC_FETCH_AND_ADD ||
-		    vrnic_psn_before(psn, w->first_psn)) {
+		if (w->opcode == IB_WR_RDMA_READ) {
+			qp->req.offset = w->resp_bytes;
+			qp->req.psn = vrnic_psn_add(w->first_psn,
+						    w->resp_bytes / qp->mtu);
+		} else if (w->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+			   w->opcode == IB_WR_ATOMIC_FETCH_AND_ADD ||
+			   vrnic_psn_before(psn, w->first_psn)) {
 			qp->req.offset = 0;
 			qp->req.psn = w->first_psn;
 		} else {
 			qp->req.offset = vrnic_psn_diff(psn, w->first_psn) * qp->mtu;
 			qp->req.psn = psn;
 		}
-		w->resp_bytes = 0;
 		vrnic_count(to_vdev(qp->ibqp.device), VRNIC_CNT_RETRANSMITS);
 		return;
 	}
@@ -104,9 +129,9 @@ static void vrnic_comp_rewind(struct vrnic_qp *qp, u32 psn)
 static struct vrnic_swqe *vrnic_comp_head(struct vrnic_qp *qp)
 {
 	struct vrnic_queue *q = &qp->sq.queue;
-	u32 i;
+	u32 i, end = vrnic_comp_end(qp);
 
-	for (i = vrnic_queue_consumer(q); i != qp->req.index; i = (i + 1) & q->mask)
+	for (i = vrnic_queue_consumer(q); i != end; i = (i + 1) & q->mask)
 		if (!qp->swqe[i].done)
 			return &qp->swqe[i];
 	return NULL;
@@ -116,9 +141,9 @@ static struct vrnic_swqe *vrnic_comp_head(struct vrnic_qp *qp)
 static void vrnic_comp_ack_upto(struct vrnic_qp *qp, u32 psn)
 {
 	struct vrnic_queue *q = &qp->sq.queue;
-	u32 i;
+	u32 i, end = vrnic_comp_end(qp);
 
-	for (i = vrnic_queue_consumer(q); i != qp->req.index; i = (i + 1) & q->mask) {
+	for (i = vrnic_queue_consumer(q); i != end; i = (i + 1) & q->mask) {
 		struct vrnic_swqe *w = &qp->swqe[i];
 
 		if (w->done)
@@ -176,6 +201,7 @@ static void vrnic_comp_nak(struct vrnic_qp *qp, u8 syndrome, u32 psn)
 
 	/* A NAK acknowledges everything before its PSN (IBA 9.7.5.1.2). */
 	vrnic_comp_ack_upto(qp, vrnic_psn_sub(psn, 1));
+	vrnic_comp_set_una(qp, psn);
 	w = vrnic_comp_head(qp);
 	if (!w)
 		return;
@@ -202,7 +228,7 @@ static void vrnic_comp_response(struct vrnic_qp *qp, struct sk_buff *skb)
 {
 	struct vrnic_pkt *pkt = vrnic_pkt(skb);
 	struct vrnic_swqe *w = vrnic_comp_head(qp);
-	u32 expect;
+	u32 expect, end, chunk;
 
 	if (!w)
 		return;
@@ -214,10 +240,12 @@ static void vrnic_comp_response(struct vrnic_qp *qp, struct sk_buff *skb)
 		    (w->opcode != IB_WR_ATOMIC_CMP_AND_SWP &&
 		     w->opcode != IB_WR_ATOMIC_FETCH_AND_ADD))
 			return;	/* stale or misplaced: the timer recovers */
-		if (vrnic_comp_scatter(qp, w, 0, &orig, sizeof(orig)))
+		if (vrnic_comp_scatter(qp, w, 0, &orig, sizeof(orig))) {
 			vrnic_comp_fail(qp, w, IB_WC_LOC_PROT_ERR);
-		else
+		} else {
 			w->done = true;
+			vrnic_comp_set_una(qp, vrnic_psn_next(pkt->psn));
+		}
 		return;
 	}
 
@@ -237,9 +265,17 @@ static void vrnic_comp_response(struct vrnic_qp *qp, struct sk_buff *skb)
 		return;
 	}
 	qp->comp.read_rewound = false;
-	if (w->resp_bytes + pkt->paylen > w->length ||
+	/*
+	 * Each chunk request's responses end with a LAST (or ONLY) packet on
+	 * a chunk boundary or at the end of the READ; every other packet is
+	 * a full path MTU.
+	 */
+	end = w->resp_bytes + pkt->paylen;
+	chunk = vrnic_read_chunk(qp->mtu);
+	if (end > w->length ||
 	    ((pkt->flags & VRNIC_OPF_LAST) ?
-	     w->resp_bytes + pkt->paylen != w->length : pkt->paylen != qp->mtu)) {
+	     end != w->length && (pkt->paylen != qp->mtu || end % chunk) :
+	     pkt->paylen != qp->mtu || end == w->length || end % chunk == 0)) {
 		vrnic_comp_fail(qp, w, IB_WC_BAD_RESP_ERR);
 		return;
 	}
@@ -248,8 +284,9 @@ static void vrnic_comp_response(struct vrnic_qp *qp, struct sk_buff *skb)
 		vrnic_comp_fail(qp, w, IB_WC_LOC_PROT_ERR);
 		return;
 	}
-	w->resp_bytes += pkt->paylen;
-	if (pkt->flags & VRNIC_OPF_LAST)
+	w->resp_bytes = end;
+	vrnic_comp_set_una(qp, vrnic_psn_next(pkt->psn));
+	if (end == w->length)
 		w->done = true;
 }
 
@@ -280,6 +317,7 @@ void vrnic_comp_rx(struct vrnic_qp *qp, struct sk_buff *skb)
 		progress = true;
 	} else {
 		vrnic_comp_ack_upto(qp, pkt->psn);
+		vrnic_comp_set_una(qp, vrnic_psn_next(pkt->psn));
 		progress = true;
 	}
 	if (progress) {
@@ -289,7 +327,7 @@ void vrnic_comp_rx(struct vrnic_qp *qp, struct sk_buff *skb)
 	}
 	vrnic_comp_retire(qp);
 	if (vrnic_queue_consumer(&qp->sq.queue) != cons_before &&
-	    vrnic_queue_consumer(&qp->sq.queue) != qp->req.index)
+	    vrnic_queue_consumer(&qp->sq.queue) != vrnic_comp_end(qp))
 		vrnic_comp_arm(qp);
 out:
 	kfree_skb(skb);
@@ -317,6 +355,8 @@ void vrnic_comp_timeout(struct vrnic_qp *qp)
 	}
 	qp->comp.retry--;
 	qp->comp.read_rewound = false;
-	vrnic_comp_rewind(qp, w->first_psn);
+	/* Resend from the oldest PSN not acknowledged. */
+	vrnic_comp_rewind(qp, vrnic_psn_after(qp->comp.una, w->first_psn) ?
+			      qp->comp.una : w->first_psn);
 	vrnic_comp_arm(qp);
 }

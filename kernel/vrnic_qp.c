@@ -87,6 +87,8 @@ enum ib_wc_opcode vrnic_wr_wc_opcode(u32 wr_opcode)
 		return IB_WC_LOCAL_INV;
 	case IB_WR_REG_MR:
 		return IB_WC_REG_MR;
+	case VRNIC_WR_ATOMIC_WRITE:
+		return VRNIC_WC_ATOMIC_WRITE;
 	case IB_WR_SEND:
 	case IB_WR_SEND_WITH_IMM:
 	case IB_WR_SEND_WITH_INV:
@@ -251,6 +253,8 @@ static void vrnic_qp_work(struct work_struct *work)
 				vrnic_comp_rx(qp, skb);
 			busy = true;
 		}
+		/* One ACK for the batch (coalescing, IBA 9.7.5.1.1). */
+		vrnic_resp_flush_ack(qp);
 		if (xchg(&qp->timed_out, false))
 			vrnic_comp_timeout(qp);
 		if (vrnic_req_run(qp, VRNIC_WORK_PKTS))
@@ -575,6 +579,7 @@ static void vrnic_qp_enter(struct vrnic_qp *qp, enum ib_qp_state new)
 			qp->mtu = ib_mtu_enum_to_int(mtu);
 		if (qp->state == IB_QPS_RTR) {
 			qp->req.psn = qp->attr.sq_psn;
+			qp->comp.una = qp->attr.sq_psn;
 			qp->comp.retry = qp->attr.retry_cnt;
 			qp->comp.rnr_retry = qp->attr.rnr_retry;
 		}

@@ -52,6 +52,27 @@ struct vrnic_swqe {
 	bool	done;
 };
 
+/*
+ * RDMA ATOMIC WRITE (IBTA 1.5, 9.4.7): rdma-core 44 has it, the 6.1 kernel's
+ * headers do not.  The values are the uverbs ones later kernels use.
+ */
+#define VRNIC_WR_ATOMIC_WRITE	15	/* IB_UVERBS_WR_ATOMIC_WRITE */
+#define VRNIC_WC_ATOMIC_WRITE	9	/* IB_UVERBS_WC_ATOMIC_WRITE */
+
+/*
+ * The requester splits an RDMA READ into requests of at most this many
+ * response packets, each on an absolute boundary of the READ (so chunk k
+ * covers bytes [k * chunk, (k + 1) * chunk)).  Like the window on
+ * unacknowledged PSNs, this keeps a READ's responses to what the link
+ * carries without loss, and a lost response costs one chunk, not the READ.
+ */
+#define VRNIC_READ_CHUNK_PKTS	32
+
+static inline u32 vrnic_read_chunk(u32 mtu)
+{
+	return VRNIC_READ_CHUNK_PKTS * mtu;
+}
+
 /* Per-QP responder resources for duplicate READs and atomics (IBA 9.7.5.1.3). */
 #define VRNIC_ATOMIC_REPLAY	16
 
@@ -128,7 +149,7 @@ struct vrnic_qp {
 		u32		retry;	/* retries left */
 		u32		rnr_retry;
 		unsigned long	rnr_until;
-		u32		last_acked;	/* PSN of the last ACK taken */
+		u32		una;	/* oldest PSN not acknowledged */
 		bool		read_rewound;	/* asked again for a read */
 	} comp;
 	struct {
@@ -148,6 +169,8 @@ struct vrnic_qp {
 		u32		write_len;
 		struct vrnic_atomic_replay replay[VRNIC_ATOMIC_REPLAY];
 		u32		replay_next;
+		bool		ack_pending;	/* coalesced ACK of @ack_psn */
+		u32		ack_psn;
 	} resp;
 };
 
@@ -181,6 +204,7 @@ void vrnic_qp_complete(struct vrnic_qp *qp, struct vrnic_cq *cq,
 /* vrnic_req.c, vrnic_resp.c, vrnic_comp.c: run from the QP's work */
 bool vrnic_req_run(struct vrnic_qp *qp, unsigned int budget);
 void vrnic_resp_rx(struct vrnic_qp *qp, struct sk_buff *skb);
+void vrnic_resp_flush_ack(struct vrnic_qp *qp);
 void vrnic_comp_rx(struct vrnic_qp *qp, struct sk_buff *skb);
 void vrnic_comp_timeout(struct vrnic_qp *qp);
 void vrnic_comp_retire(struct vrnic_qp *qp);

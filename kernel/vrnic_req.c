@@ -16,11 +16,15 @@
 #include "vrnic_verbs.h"
 
 /*
- * Unacknowledged PSNs allowed in flight.  IBA allows 2^23; a soft device
- * behind a 256-entry virtio ring loses whole bursts beyond about that, and
- * a READ counts for all its response packets.
+ * Unacknowledged PSNs allowed in flight, counted from the oldest one not
+ * acknowledged.  IBA allows 2^23; a soft device behind a 256-entry virtio
+ * ring loses whole bursts beyond about that.  A READ request counts for
+ * all its response packets, which is why READs go out in chunks.
  */
 #define VRNIC_MAX_INFLIGHT	128
+
+/* Ask for an ACK at least this often within a long message. */
+#define VRNIC_ACKREQ_PKTS	32
 
 static bool vrnic_wr_is_read_atomic(u32 opcode)
 {
@@ -48,6 +52,7 @@ static bool vrnic_wr_allowed(struct vrnic_qp *qp, u32 opcode)
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
 	case IB_WR_SEND_WITH_INV:
+	case VRNIC_WR_ATOMIC_WRITE:
 		return type == IB_QPT_RC;
 	default:
 		return false;
@@ -86,6 +91,15 @@ static int vrnic_req_load(struct vrnic_qp *qp, u32 index, struct vrnic_swqe *w)
 	}
 	if (w->opcode == IB_WR_LOCAL_INV) {
 		w->rkey = READ_ONCE(s->wr.ex.invalidate_rkey);
+		return IB_WC_SUCCESS;
+	}
+	if (w->opcode == VRNIC_WR_ATOMIC_WRITE) {
+		/* The 8 bytes travel in the WQE (librxe's dma.atomic_wr). */
+		w->remote_addr = READ_ONCE(s->wr.wr.rdma.remote_addr);
+		w->rkey = READ_ONCE(s->wr.wr.rdma.rkey);
+		memcpy(&w->compare_add, s->dma.inline_data, sizeof(u64));
+		w->length = sizeof(u64);
+		w->num_sge = 0;
 		return IB_WC_SUCCESS;
 	}
 
@@ -215,6 +229,8 @@ static u8 vrnic_req_opcode(struct vrnic_qp *qp, const struct vrnic_swqe *w,
 					     VRNIC_OP_RC_RDMA_WRITE_LAST);
 		return base | VRNIC_OP_RC_RDMA_WRITE_MIDDLE;
 	}
+	case VRNIC_WR_ATOMIC_WRITE:
+		return VRNIC_OP_RC_ATOMIC_WRITE;
 	case IB_WR_SEND_WITH_INV:
 		if (first && last)
 			return VRNIC_OP_RC_SEND_ONLY_WITH_INVALIDATE;
@@ -252,24 +268,73 @@ static void vrnic_req_finish(struct vrnic_qp *qp, struct vrnic_swqe *w,
 	w->done = true;
 }
 
-/* May a read or atomic start now (max_rd_atomic, IBA 9.5)?  And a fence? */
+/*
+ * Read and atomic requests of @w not answered yet; @sent: bytes of it
+ * requested so far.  A READ's requests are its chunks, and its responses
+ * arrive in order, so whole chunks answered are resp_bytes / chunk.
+ */
+static u32 vrnic_req_rd_atomic_open(struct vrnic_qp *qp,
+				    const struct vrnic_swqe *w, u32 sent)
+{
+	u32 chunk = vrnic_read_chunk(qp->mtu);
+
+	if (w->done || !vrnic_wr_is_read_atomic(w->opcode))
+		return 0;
+	if (w->opcode != IB_WR_RDMA_READ || !w->length)
+		return 1;
+	/* Just rewound to the first response missing: nothing is asked. */
+	if (sent <= w->resp_bytes)
+		return 0;
+	return DIV_ROUND_UP(sent, chunk) - w->resp_bytes / chunk;
+}
+
+/*
+ * May the next request of @w go now: is a responder resource free for a
+ * read or atomic (max_rd_atomic, IBA 9.5), and is every earlier read and
+ * atomic answered for a fenced WQE's start?
+ */
 static bool vrnic_req_rd_atomic_ok(struct vrnic_qp *qp, const struct vrnic_swqe *w)
 {
-	u32 i, inflight = 0, limit = max_t(u32, qp->attr.max_rd_atomic, 1);
+	u32 i, inflight, limit = max_t(u32, qp->attr.max_rd_atomic, 1);
 	bool need = vrnic_wr_is_read_atomic(w->opcode);
+	bool fence = (w->send_flags & IB_SEND_FENCE) && qp->req.offset == 0;
 
-	if (!need && !(w->send_flags & IB_SEND_FENCE))
+	if (!need && !fence)
 		return true;
+	/* This WQE's own chunks already requested. */
+	inflight = vrnic_req_rd_atomic_open(qp, w, qp->req.offset);
 	for (i = vrnic_queue_consumer(&qp->sq.queue); i != qp->req.index;
-	     i = (i + 1) & qp->sq.queue.mask) {
-		const struct vrnic_swqe *o = &qp->swqe[i];
-
-		if (!o->done && vrnic_wr_is_read_atomic(o->opcode))
-			inflight++;
-	}
-	if (w->send_flags & IB_SEND_FENCE && inflight)
+	     i = (i + 1) & qp->sq.queue.mask)
+		inflight += vrnic_req_rd_atomic_open(qp, &qp->swqe[i],
+						     qp->swqe[i].length);
+	if (fence && inflight)
 		return false;
 	return !need || inflight < limit;
+}
+
+/* The PSNs a WQE takes: its packets, or a READ's response packets. */
+static u32 vrnic_req_npkts(struct vrnic_qp *qp, const struct vrnic_swqe *w)
+{
+	if (w->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	    w->opcode == IB_WR_ATOMIC_FETCH_AND_ADD)
+		return 1;
+	return max_t(u32, DIV_ROUND_UP(w->length, qp->mtu), 1);
+}
+
+/* Where the READ request that starts at req.offset ends: a chunk boundary. */
+static u32 vrnic_req_read_end(struct vrnic_qp *qp, const struct vrnic_swqe *w)
+{
+	u32 chunk = vrnic_read_chunk(qp->mtu);
+
+	return min_t(u64, w->length, (u64)rounddown(qp->req.offset, chunk) + chunk);
+}
+
+/* Response packets (PSNs) of the READ request that starts at req.offset. */
+static u32 vrnic_req_read_pkts(struct vrnic_qp *qp, const struct vrnic_swqe *w)
+{
+	u32 len = vrnic_req_read_end(qp, w) - qp->req.offset;
+
+	return max_t(u32, DIV_ROUND_UP(len, qp->mtu), 1);
 }
 
 static const struct rdma_ah_attr *vrnic_req_av(struct vrnic_qp *qp,
@@ -353,18 +418,24 @@ static int vrnic_req_one(struct vrnic_qp *qp)
 		return 1;
 	}
 	if (rc) {
-		u32 cons = vrnic_queue_consumer(&qp->sq.queue);
+		/* The last PSN this packet (a READ: its responses) takes. */
+		u32 last = psn;
 
-		if (cons != index &&
-		    vrnic_psn_diff(psn, qp->swqe[cons].first_psn) >= VRNIC_MAX_INFLIGHT)
+		if (w->opcode == IB_WR_RDMA_READ)
+			last = vrnic_psn_add(psn, vrnic_req_read_pkts(qp, w) - 1);
+		if (psn != qp->comp.una && vrnic_psn_after(psn, qp->comp.una) &&
+		    vrnic_psn_diff(last, qp->comp.una) >= VRNIC_MAX_INFLIGHT)
 			return 0;
-		if (qp->req.offset == 0 && !vrnic_req_rd_atomic_ok(qp, w))
+		if (!vrnic_req_rd_atomic_ok(qp, w))
 			return 0;
 		if (time_before(jiffies, qp->comp.rnr_until))
 			return 0;
 	}
-	if (qp->req.offset == 0)
+	if (qp->req.offset == 0) {
+		/* Known from the start: ACKs may cover a WQE not fully sent. */
 		w->first_psn = psn;
+		w->last_psn = vrnic_psn_add(psn, vrnic_req_npkts(qp, w) - 1);
+	}
 
 	av = vrnic_req_av(qp, w, &ah);
 	if (!av) {
@@ -376,19 +447,25 @@ static int vrnic_req_one(struct vrnic_qp *qp)
 
 	switch (w->opcode) {
 	case IB_WR_RDMA_READ: {
-		u32 npkts = max_t(u32, DIV_ROUND_UP(w->length, qp->mtu), 1);
+		/* The next chunk, from where the responses stopped. */
+		u32 off = qp->req.offset, end = vrnic_req_read_end(qp, w);
+		u32 npkts = vrnic_req_read_pkts(qp, w);
 
 		skb = vrnic_pkt_build(qp, VRNIC_OP_RC_RDMA_READ_REQUEST, psn,
 				      dst_qpn, 0, true, false);
 		if (!skb)
 			return -ENOMEM;
 		vrnic_reth_set(vrnic_hdr_at(skb->data, VRNIC_HDR_RETH),
-			       w->remote_addr, w->rkey, w->length);
-		w->last_psn = vrnic_psn_add(psn, npkts - 1);
-		w->resp_bytes = 0;
+			       w->remote_addr + off, w->rkey, end - off);
+		if (off == 0)
+			w->resp_bytes = 0;
 		qp->req.psn = vrnic_psn_add(psn, npkts);
-		qp->req.index = (qp->req.index + 1) & mask;
-		qp->req.offset = 0;
+		if (end == w->length) {
+			qp->req.index = (qp->req.index + 1) & mask;
+			qp->req.offset = 0;
+		} else {
+			qp->req.offset = end;
+		}
 		break;
 	}
 	case IB_WR_ATOMIC_CMP_AND_SWP:
@@ -413,9 +490,11 @@ static int vrnic_req_one(struct vrnic_qp *qp)
 		bool first = qp->req.offset == 0;
 		bool last = qp->req.offset + paylen == w->length;
 
+		bool ackreq = rc && (last || (qp->req.offset / qp->mtu) %
+					       VRNIC_ACKREQ_PKTS == VRNIC_ACKREQ_PKTS - 1);
+
 		opcode = vrnic_req_opcode(qp, w, first, last);
-		skb = vrnic_pkt_build(qp, opcode, psn, dst_qpn, paylen,
-				      rc && last,
+		skb = vrnic_pkt_build(qp, opcode, psn, dst_qpn, paylen, ackreq,
 				      last && (w->send_flags & IB_SEND_SOLICITED));
 		if (!skb)
 			return -ENOMEM;
@@ -431,8 +510,15 @@ static int vrnic_req_one(struct vrnic_qp *qp)
 		hdr = vrnic_hdr_at(skb->data, VRNIC_HDR_DETH);
 		if (hdr)
 			vrnic_deth_set(hdr, w->qkey, qp->ibqp.qp_num);
-		err = vrnic_req_gather(qp, index, w, qp->req.offset,
-				       skb->data + vrnic_hdr_len(opcode), paylen);
+		if (w->opcode == VRNIC_WR_ATOMIC_WRITE) {
+			memcpy(skb->data + vrnic_hdr_len(opcode), &w->compare_add,
+			       sizeof(w->compare_add));
+			err = 0;
+		} else {
+			err = vrnic_req_gather(qp, index, w, qp->req.offset,
+					       skb->data + vrnic_hdr_len(opcode),
+					       paylen);
+		}
 		if (err) {
 			kfree_skb(skb);
 			vrnic_req_finish(qp, w, IB_WC_LOC_PROT_ERR);

@@ -35,7 +35,7 @@ static bool vrnic_resp_is_rc(struct vrnic_qp *qp)
 	return qp->ibqp.qp_type == IB_QPT_RC;
 }
 
-static void vrnic_resp_send_ack(struct vrnic_qp *qp, u8 syndrome, u32 psn)
+static void vrnic_resp_ack_now(struct vrnic_qp *qp, u8 syndrome, u32 psn)
 {
 	struct sk_buff *skb;
 
@@ -46,6 +46,29 @@ static void vrnic_resp_send_ack(struct vrnic_qp *qp, u8 syndrome, u32 psn)
 	vrnic_aeth_set(vrnic_hdr_at(skb->data, VRNIC_HDR_AETH), syndrome,
 		       qp->resp.msn);
 	vrnic_pkt_send(qp, skb, &qp->attr.ah_attr, qp->attr.dest_qp_num);
+}
+
+/**
+ * vrnic_resp_flush_ack - send the coalesced ACK, if one is pending
+ *
+ * ACKs are cumulative (IBA 9.7.5.1.1), so the responder answers a batch of
+ * requests that asked for one with a single ACK of the newest, sent when
+ * the QP's work has taken the packets queued so far, or before any other
+ * response so that the requester sees them in PSN order.
+ */
+void vrnic_resp_flush_ack(struct vrnic_qp *qp)
+{
+	if (!qp->resp.ack_pending)
+		return;
+	qp->resp.ack_pending = false;
+	vrnic_resp_ack_now(qp, VRNIC_AETH_ACK | VRNIC_AETH_CREDITS_INVALID,
+			   qp->resp.ack_psn);
+}
+
+static void vrnic_resp_send_ack(struct vrnic_qp *qp, u8 syndrome, u32 psn)
+{
+	vrnic_resp_flush_ack(qp);
+	vrnic_resp_ack_now(qp, syndrome, psn);
 }
 
 /* Take the next receive WQE, from the QP's RQ or its SRQ, into resp. */
@@ -316,6 +339,7 @@ static enum vrnic_resp_verdict vrnic_resp_read(struct vrnic_qp *qp,
 		return VRNIC_RESP_ACCESS;
 	if (!dup)
 		qp->resp.msn++;
+	vrnic_resp_flush_ack(qp);
 
 	for (i = 0; i < npkts; i++) {
 		u32 paylen = min(len - off, qp->mtu);
@@ -358,6 +382,7 @@ static void vrnic_resp_atomic_ack(struct vrnic_qp *qp, u32 psn, u64 orig)
 {
 	struct sk_buff *skb;
 
+	vrnic_resp_flush_ack(qp);
 	skb = vrnic_pkt_build(qp, VRNIC_OP_RC_ATOMIC_ACKNOWLEDGE, psn,
 			      qp->attr.dest_qp_num, 0, false, false);
 	if (!skb)
@@ -408,6 +433,33 @@ static enum vrnic_resp_verdict vrnic_resp_atomic(struct vrnic_qp *qp,
 	qp->resp.epsn = vrnic_psn_next(psn);
 	vrnic_resp_atomic_ack(qp, psn, orig);
 	return VRNIC_RESP_ANSWERED;
+}
+
+/*
+ * RDMA ATOMIC WRITE (IBTA 1.5, 9.4.7): the 8 payload bytes land at an
+ * 8-byte aligned address under an rkey with remote write access, as one
+ * single-copy-atomic store: no reader sees half of them.  It is answered
+ * by an ACK like a WRITE, and a duplicate is acknowledged, not executed.
+ */
+static enum vrnic_resp_verdict vrnic_resp_atomic_write(struct vrnic_qp *qp,
+						       struct sk_buff *skb)
+{
+	struct vrnic_dev *vdev = to_vdev(qp->ibqp.device);
+	struct vrnic_reth *reth = vrnic_pkt_hdr(skb, VRNIC_HDR_RETH);
+	u64 va = vrnic_reth_va(reth), val;
+	u32 rkey = vrnic_reth_rkey(reth);
+	int err;
+
+	if (va & 7 || vrnic_reth_len(reth) != sizeof(val) ||
+	    vrnic_pkt(skb)->paylen != sizeof(val))
+		return VRNIC_RESP_INV_REQ;
+	memcpy(&val, vrnic_pkt_payload(skb), sizeof(val));
+	/* Serialised with the atomics so neither sees a torn value. */
+	spin_lock_bh(&vdev->atomic_lock);
+	err = vrnic_resp_rkey_copy(qp, rkey, IB_ACCESS_REMOTE_WRITE, va, &val,
+				   sizeof(val), VRNIC_DMA_FROM_DEVICE);
+	spin_unlock_bh(&vdev->atomic_lock);
+	return err ? VRNIC_RESP_ACCESS : VRNIC_RESP_OK;
 }
 
 /* A request with a PSN we already executed (IBA 9.9.2.1). */
@@ -495,8 +547,10 @@ void vrnic_resp_rx(struct vrnic_qp *qp, struct sk_buff *skb)
 		v = vrnic_resp_read(qp, skb, false);
 	else if (pkt->flags & VRNIC_OPF_ATOMIC)
 		v = vrnic_resp_atomic(qp, skb);
+	else if (pkt->flags & VRNIC_OPF_ATOMIC_WRITE)
+		v = vrnic_resp_atomic_write(qp, skb);
 	else
-		v = VRNIC_RESP_INV_REQ;	/* FLUSH, ATOMIC WRITE: not offered */
+		v = VRNIC_RESP_INV_REQ;	/* FLUSH: not offered */
 
 answer:
 	switch (v) {
@@ -505,9 +559,10 @@ answer:
 		if (pkt->flags & VRNIC_OPF_LAST)
 			qp->resp.msn++;
 		if (vrnic_resp_is_rc(qp) &&
-		    vrnic_bth_ackreq((struct vrnic_bth *)skb->data))
-			vrnic_resp_send_ack(qp, VRNIC_AETH_ACK |
-					    VRNIC_AETH_CREDITS_INVALID, pkt->psn);
+		    vrnic_bth_ackreq((struct vrnic_bth *)skb->data)) {
+			qp->resp.ack_pending = true;
+			qp->resp.ack_psn = pkt->psn;
+		}
 		break;
 	case VRNIC_RESP_RNR:
 		vrnic_count(vdev, VRNIC_CNT_RNR_NAK_SENT);
