@@ -76,7 +76,9 @@ void vrnic_comp_retire(struct vrnic_qp *qp)
 			return;
 		}
 	}
-	if (vrnic_queue_consumer(q) == vrnic_comp_end(qp))
+	/* Nothing unacknowledged: no timer, unless it ends an RNR wait. */
+	if (vrnic_queue_consumer(q) == vrnic_comp_end(qp) &&
+	    !time_before(jiffies, qp->comp.rnr_until))
 		del_timer(&qp->timer);
 }
 

@@ -186,7 +186,7 @@ static int __init vrnic_init(void)
 {
 	int err;
 
-	vrnic_wq = alloc_workqueue("vrnic", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	vrnic_wq = alloc_workqueue("vrnic", WQ_UNBOUND | WQ_HIGHPRI | WQ_MEM_RECLAIM, 0);
 	if (!vrnic_wq)
 		return -ENOMEM;
 	err = vrnic_net_init();

@@ -13,6 +13,7 @@
 #include "vrnic.h"
 #include "vrnic_net.h"
 #include "vrnic_opcode.h"
+#include "vrnic_psn.h"
 #include "vrnic_qp.h"
 #include "vrnic_recv.h"
 #include "vrnic_verbs.h"
@@ -571,6 +572,7 @@ static void vrnic_qp_enter(struct vrnic_qp *qp, enum ib_qp_state new)
 			mtu = min(mtu, qp->attr.path_mtu ? qp->attr.path_mtu : mtu);
 		qp->mtu = ib_mtu_enum_to_int(mtu);
 		qp->resp.epsn = qp->attr.rq_psn;
+		qp->resp.acked_psn = vrnic_psn_sub(qp->attr.rq_psn, 1);
 		qp->resp.msn = 0;
 		qp->resp.nak_sent = false;
 		break;

@@ -66,7 +66,7 @@ struct vrnic_swqe {
  * unacknowledged PSNs, this keeps a READ's responses to what the link
  * carries without loss, and a lost response costs one chunk, not the READ.
  */
-#define VRNIC_READ_CHUNK_PKTS	32
+#define VRNIC_READ_CHUNK_PKTS	16
 
 static inline u32 vrnic_read_chunk(u32 mtu)
 {
@@ -171,6 +171,7 @@ struct vrnic_qp {
 		u32		replay_next;
 		bool		ack_pending;	/* coalesced ACK of @ack_psn */
 		u32		ack_psn;
+		u32		acked_psn;	/* PSN of the last ACK sent */
 	} resp;
 };
 

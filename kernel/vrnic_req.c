@@ -21,10 +21,10 @@
  * ring loses whole bursts beyond about that.  A READ request counts for
  * all its response packets, which is why READs go out in chunks.
  */
-#define VRNIC_MAX_INFLIGHT	128
+#define VRNIC_MAX_INFLIGHT	64
 
 /* Ask for an ACK at least this often within a long message. */
-#define VRNIC_ACKREQ_PKTS	32
+#define VRNIC_ACKREQ_PKTS	16
 
 static bool vrnic_wr_is_read_atomic(u32 opcode)
 {
@@ -428,8 +428,12 @@ static int vrnic_req_one(struct vrnic_qp *qp)
 			return 0;
 		if (!vrnic_req_rd_atomic_ok(qp, w))
 			return 0;
-		if (time_before(jiffies, qp->comp.rnr_until))
+		if (time_before(jiffies, qp->comp.rnr_until)) {
+			/* Waiting out an RNR NAK: the timer wakes us. */
+			if (!timer_pending(&qp->timer))
+				mod_timer(&qp->timer, qp->comp.rnr_until + 1);
 			return 0;
+		}
 	}
 	if (qp->req.offset == 0) {
 		/* Known from the start: ACKs may cover a WQE not fully sent. */

@@ -19,6 +19,9 @@
 #include "vrnic_recv.h"
 #include "vrnic_verbs.h"
 
+/* At most this many PSNs are acknowledged by one coalesced ACK. */
+#define VRNIC_ACK_COALESCE	16
+
 /* What executing a request asks the responder to answer. */
 enum vrnic_resp_verdict {
 	VRNIC_RESP_OK,		/* done; ACK if asked */
@@ -61,6 +64,7 @@ void vrnic_resp_flush_ack(struct vrnic_qp *qp)
 	if (!qp->resp.ack_pending)
 		return;
 	qp->resp.ack_pending = false;
+	qp->resp.acked_psn = qp->resp.ack_psn;
 	vrnic_resp_ack_now(qp, VRNIC_AETH_ACK | VRNIC_AETH_CREDITS_INVALID,
 			   qp->resp.ack_psn);
 }
@@ -562,6 +566,10 @@ answer:
 		    vrnic_bth_ackreq((struct vrnic_bth *)skb->data)) {
 			qp->resp.ack_pending = true;
 			qp->resp.ack_psn = pkt->psn;
+			/* Keep the requester's window moving in a long batch. */
+			if (vrnic_psn_diff(pkt->psn, qp->resp.acked_psn) >=
+			    VRNIC_ACK_COALESCE)
+				vrnic_resp_flush_ack(qp);
 		}
 		break;
 	case VRNIC_RESP_RNR:

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# tools/bench.sh: the driver benchmark.  One two-guest run (Debian's stock
+# tools/bench.sh: the driver benchmark (BENCH_DRIVERS="vrnic rxe" and
+# BENCH_ITERS=2000 by default).  One two-guest run (Debian's stock
 # kernel, TCG) measures perftest over vrnic and over rxe, and iperf3 TCP
 # over the same link, then prints the figures and vrnic/rxe ratios with
 # their context.  A benchmark, never a test: it reports, it does not judge.
@@ -15,7 +16,7 @@ rm -rf "$mod" && mkdir -p "$mod"
 cp -r kernel "$mod/vrnic"
 make -s -C "/usr/src/linux-headers-$abi-amd64" M="$mod/vrnic" CONFIG_RDMA_VRNIC=m modules >/dev/null
 line=$(tools/testbed/run.sh --topo two --timeout 1800 --name bench \
-	--env "VRNIC_KMOD=$mod/vrnic" --env "BENCH_ITERS=${BENCH_ITERS:-2000}" \
+	--env "VRNIC_KMOD=$mod/vrnic" --env "BENCH_ITERS=${BENCH_ITERS:-2000}" --env "BENCH_DRIVERS=${BENCH_DRIVERS:-vrnic rxe}" \
 	tools/testbed/tests/bench.sh | tail -n1) || true
 run=${line##*: }
 res=$run/host1/bench.txt

@@ -15,7 +15,7 @@ perf() {
 		awk '/^ *[0-9]+ +[0-9]+ +[0-9.]+/ { row = $0 } END { print row }'
 }
 
-for drv in vrnic rxe; do
+for drv in ${BENCH_DRIVERS:-vrnic rxe}; do
 	dev=$(tb_rdma_dev "$drv")
 	gid=$(tb_gid_index "$dev")
 	pt="-d $dev -x $gid -F"
