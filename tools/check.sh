@@ -185,6 +185,10 @@ for fl in stock debug; do
 			--env VRNIC_DRIVER0=rxe --env VRNIC_DRIVER1=vrnic \
 			tools/testbed/tests/smoke.sh
 	fi
+	# A kernel ULP: NVMe over Fabrics (nvme-rdma host, nvmet-rdma target on
+	# null_blk), 16 MiB written, read back and compared.
+	guest "$fl/nvmeof-vrnic" "${kenv[@]}" --topo two --timeout $((300 * slow)) \
+		tools/testbed/tests/nvmeof.sh
 	guest "$fl/iommu-rxe" "${kenv[@]}" --tolerate rdma_rxe --topo iommu --timeout $((120 * slow)) \
 		--env VRNIC_DRIVER=rxe tools/testbed/tests/iommu.sh
 	# vrnic behind the IOMMU: its MTTs hold IOVAs, not physical addresses.

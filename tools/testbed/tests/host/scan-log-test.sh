@@ -49,6 +49,9 @@ cat >"$tmp/umem" <<'LOG'
 LOG
 ./scan-log.sh "$tmp/umem" >/dev/null || { echo "FAIL ib_umem_get EEXIST flagged"; fail=1; }
 # ... and only that: the same report from a driver's own mapping fails.
+sed 's/ib_umem_get+0x590\/0x8f0 \[ib_uverbs\]/nvme_rdma_alloc_qe+0x125\/0x420 [nvme_rdma]/' "$tmp/umem" >"$tmp/nvme"
+grep -q nvme_rdma_alloc_qe "$tmp/nvme" || { echo "FAIL test setup: no nvme trace"; fail=1; }
+./scan-log.sh "$tmp/nvme" >/dev/null || { echo "FAIL nvme_rdma_alloc_qe EEXIST flagged"; fail=1; }
 sed 's/ib_umem_get/vrnic_map_pages/' "$tmp/umem" >"$tmp/own"
 ./scan-log.sh "$tmp/own" >/dev/null && { echo "FAIL EEXIST outside ib_umem_get passed"; fail=1; }
 # A real WARN after an exempt block is still caught.
