@@ -21,6 +21,7 @@
 /* Rounds of the QP's work before it yields the CPU and requeues. */
 #define VRNIC_WORK_ROUNDS	64
 #define VRNIC_WORK_PKTS		32
+#define VRNIC_DOORBELL_ROUNDS	2	/* in the poster's system call */
 
 static const char * const vrnic_qp_state_names[] = {
 	[IB_QPS_RESET]	= "RESET",
@@ -223,18 +224,16 @@ void vrnic_qp_complete(struct vrnic_qp *qp, struct vrnic_cq *cq,
 
 /*
  * The QP's engines: completer and responder for queued packets, then the
- * requester.  One work item per QP, so the engines of a QP never run
- * concurrently; a bounded number of rounds, then it requeues itself so
- * one busy QP cannot hold a worker forever.
+ * requester, for at most @rounds rounds.  Return: true if there is more
+ * to do.
  */
-static void vrnic_qp_work(struct work_struct *work)
+static bool vrnic_qp_engines(struct vrnic_qp *qp, unsigned int rounds)
 {
-	struct vrnic_qp *qp = container_of(work, struct vrnic_qp, work);
 	unsigned int round, n;
 	struct sk_buff *skb;
 	bool busy = false;
 
-	for (round = 0; round < VRNIC_WORK_ROUNDS; round++) {
+	for (round = 0; round < rounds; round++) {
 		enum ib_qp_state state = READ_ONCE(qp->state);
 
 		busy = false;
@@ -263,7 +262,43 @@ static void vrnic_qp_work(struct work_struct *work)
 		if (!busy)
 			break;
 	}
-	if (busy)
+	return busy;
+}
+
+/*
+ * Run the engines in the caller's context, unless they are running
+ * already: then the runner goes round once more for us (VRNIC_QP_AGAIN is
+ * set before RUNNING is tried, and looked at after it is dropped, so no
+ * request is lost).  The engines of a QP never run concurrently.
+ * Return: true if work remains; the caller schedules the QP's work.
+ */
+static bool vrnic_qp_run(struct vrnic_qp *qp, unsigned int rounds)
+{
+	bool busy = false;
+
+	set_bit(VRNIC_QP_AGAIN, &qp->engine);
+	smp_mb__after_atomic();
+	while (test_bit(VRNIC_QP_AGAIN, &qp->engine) &&
+	       !test_and_set_bit_lock(VRNIC_QP_RUNNING, &qp->engine)) {
+		clear_bit(VRNIC_QP_AGAIN, &qp->engine);
+		busy = vrnic_qp_engines(qp, rounds);
+		clear_bit_unlock(VRNIC_QP_RUNNING, &qp->engine);
+		smp_mb__after_atomic();
+		if (busy)
+			break;
+	}
+	return busy;
+}
+
+/*
+ * The QP's work: a bounded number of rounds, then it requeues itself so
+ * one busy QP cannot hold a worker forever.
+ */
+static void vrnic_qp_work(struct work_struct *work)
+{
+	struct vrnic_qp *qp = container_of(work, struct vrnic_qp, work);
+
+	if (vrnic_qp_run(qp, VRNIC_WORK_ROUNDS))
 		vrnic_qp_schedule(qp);
 	vrnic_qp_put(qp);
 }
@@ -719,7 +754,10 @@ int vrnic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	vrnic_qp_set_state(qp, IB_QPS_RESET, VRNIC_QP_CAUSE_DESTROY);
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 
-	/* No new lookups; wait for the ones in flight. */
+	/*
+	 * No new lookups; wait for the ones in flight.  uverbs does not let
+	 * a post_send (a doorbell running the engines) overlap destroy.
+	 */
 	xa_erase(&vdev->qps, ibqp->qp_num);
 	vrnic_qp_put(qp);
 	wait_for_completion(&qp->done);
@@ -744,6 +782,16 @@ int vrnic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
  */
 static void vrnic_qp_doorbell(struct vrnic_qp *qp)
 {
+	/*
+	 * librxe rings from its process, in a system call: like rxe, use
+	 * that context to start sending now rather than wake a worker.
+	 * Kernel consumers may post from any context; they get the work.
+	 */
+	if (qp->is_user) {
+		if (vrnic_qp_run(qp, VRNIC_DOORBELL_ROUNDS))
+			vrnic_qp_schedule(qp);
+		return;
+	}
 	vrnic_qp_schedule(qp);
 }
 

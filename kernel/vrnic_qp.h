@@ -132,8 +132,12 @@ struct vrnic_qp {
 	bool			is_user;
 	u32			mtu;
 
-	/* The engines run in @work, one at a time per QP. */
+	/*
+	 * The engines run in @work, or in a user doorbell's system call, one
+	 * at a time per QP (@engine: VRNIC_QP_RUNNING, VRNIC_QP_AGAIN).
+	 */
 	struct work_struct	work;
+	unsigned long		engine;
 	struct sk_buff_head	rx;
 	struct timer_list	timer;
 	bool			timed_out;
@@ -173,6 +177,11 @@ struct vrnic_qp {
 		u32		ack_psn;
 		u32		acked_psn;	/* PSN of the last ACK sent */
 	} resp;
+};
+
+enum {
+	VRNIC_QP_RUNNING,	/* a context is running the engines */
+	VRNIC_QP_AGAIN,		/* they must go round again */
 };
 
 static inline struct vrnic_qp *to_vqp(struct ib_qp *qp)

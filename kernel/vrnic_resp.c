@@ -254,23 +254,38 @@ len_err:
 	return ud ? VRNIC_RESP_DROP : VRNIC_RESP_INV_REQ;
 }
 
+/*
+ * The MR behind an rkey, referenced, if the QP and the MR allow @access
+ * over [va, va + len); NULL if not.  Like a NIC's translation, it is
+ * looked up and checked once per request.
+ */
+static struct vrnic_mr *vrnic_resp_rkey_get(struct vrnic_qp *qp, u32 rkey,
+					    int access, u64 va, u64 len)
+{
+	struct vrnic_mr *mr;
+
+	if (!(qp->attr.qp_access_flags & access))
+		return NULL;
+	mr = vrnic_mr_get(to_vdev(qp->ibqp.device), rkey);
+	if (mr && vrnic_mr_check(mr, qp->ibqp.pd, access, va, len)) {
+		vrnic_mr_put(mr);
+		mr = NULL;
+	}
+	return mr;
+}
+
 /* Check an rkey for @access over [va, va + len) and copy through it. */
 static int vrnic_resp_rkey_copy(struct vrnic_qp *qp, u32 rkey, int access,
 				u64 va, void *buf, u32 len,
 				enum vrnic_dma_dir dir)
 {
-	struct vrnic_dev *vdev = to_vdev(qp->ibqp.device);
-	struct vrnic_mr *mr;
-	int err;
+	struct vrnic_mr *mr = vrnic_resp_rkey_get(qp, rkey, access, va, len);
+	int err = 0;
 
-	if (!(qp->attr.qp_access_flags & access))
-		return -EACCES;
-	mr = vrnic_mr_get(vdev, rkey);
 	if (!mr)
 		return -EACCES;
-	err = vrnic_mr_check(mr, qp->ibqp.pd, access, va, len);
-	if (!err && buf)
-		err = vrnic_mr_copy(vdev, mr, va, buf, len, dir);
+	if (buf)
+		err = vrnic_mr_copy(to_vdev(qp->ibqp.device), mr, va, buf, len, dir);
 	vrnic_mr_put(mr);
 	return err;
 }
@@ -338,8 +353,10 @@ static enum vrnic_resp_verdict vrnic_resp_read(struct vrnic_qp *qp,
 	u64 va = vrnic_reth_va(reth);
 	u32 rkey = vrnic_reth_rkey(reth);
 	u32 npkts = max_t(u32, DIV_ROUND_UP(len, qp->mtu), 1), i, off = 0;
+	struct vrnic_mr *mr;
 
-	if (vrnic_resp_rkey_copy(qp, rkey, IB_ACCESS_REMOTE_READ, va, NULL, len, 0))
+	mr = vrnic_resp_rkey_get(qp, rkey, IB_ACCESS_REMOTE_READ, va, len);
+	if (!mr)
 		return VRNIC_RESP_ACCESS;
 	if (!dup)
 		qp->resp.msn++;
@@ -368,15 +385,17 @@ static enum vrnic_resp_verdict vrnic_resp_read(struct vrnic_qp *qp,
 		if (aeth)
 			vrnic_aeth_set(aeth, VRNIC_AETH_ACK | VRNIC_AETH_CREDITS_INVALID,
 				       qp->resp.msn);
-		if (vrnic_resp_rkey_copy(qp, rkey, IB_ACCESS_REMOTE_READ, va + off,
-					 out->data + vrnic_hdr_len(opcode), paylen,
-					 VRNIC_DMA_TO_DEVICE)) {
+		if (vrnic_mr_copy(to_vdev(qp->ibqp.device), mr, va + off,
+				  out->data + vrnic_hdr_len(opcode), paylen,
+				  VRNIC_DMA_TO_DEVICE)) {
 			kfree_skb(out);
+			vrnic_mr_put(mr);
 			return VRNIC_RESP_ACCESS;
 		}
 		vrnic_pkt_send(qp, out, &qp->attr.ah_attr, qp->attr.dest_qp_num);
 		off += paylen;
 	}
+	vrnic_mr_put(mr);
 	if (!dup)
 		qp->resp.epsn = vrnic_psn_add(psn, npkts);
 	return VRNIC_RESP_ANSWERED;
@@ -406,26 +425,27 @@ static enum vrnic_resp_verdict vrnic_resp_atomic(struct vrnic_qp *qp,
 	u64 va = vrnic_atmeth_va(a), orig, val;
 	u32 rkey = vrnic_atmeth_rkey(a), psn = vrnic_pkt(skb)->psn;
 	struct vrnic_atomic_replay *r;
+	struct vrnic_mr *mr;
 	int err;
 
 	if (va & 7)
 		return VRNIC_RESP_INV_REQ;	/* IBA 9.4.5: 8-byte aligned */
-	if (vrnic_resp_rkey_copy(qp, rkey, IB_ACCESS_REMOTE_ATOMIC, va, NULL, 8, 0))
+	mr = vrnic_resp_rkey_get(qp, rkey, IB_ACCESS_REMOTE_ATOMIC, va, 8);
+	if (!mr)
 		return VRNIC_RESP_ACCESS;
 
 	spin_lock_bh(&vdev->atomic_lock);
-	err = vrnic_resp_rkey_copy(qp, rkey, IB_ACCESS_REMOTE_ATOMIC, va, &orig,
-				   8, VRNIC_DMA_TO_DEVICE);
+	err = vrnic_mr_copy(vdev, mr, va, &orig, 8, VRNIC_DMA_TO_DEVICE);
 	if (!err) {
 		if (vrnic_pkt(skb)->opcode == VRNIC_OP_RC_COMPARE_SWAP)
 			val = orig == vrnic_atmeth_compare(a) ?
 			      vrnic_atmeth_swap_add(a) : orig;
 		else
 			val = orig + vrnic_atmeth_swap_add(a);
-		err = vrnic_resp_rkey_copy(qp, rkey, IB_ACCESS_REMOTE_ATOMIC, va,
-					   &val, 8, VRNIC_DMA_FROM_DEVICE);
+		err = vrnic_mr_copy(vdev, mr, va, &val, 8, VRNIC_DMA_FROM_DEVICE);
 	}
 	spin_unlock_bh(&vdev->atomic_lock);
+	vrnic_mr_put(mr);
 	if (err)
 		return VRNIC_RESP_ACCESS;
 
