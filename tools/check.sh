@@ -184,6 +184,10 @@ for fl in stock debug; do
 		guest "$fl/interop-rxe-vrnic" "${kenv[@]}" --topo two --timeout 600 \
 			--env VRNIC_DRIVER0=rxe --env VRNIC_DRIVER1=vrnic \
 			tools/testbed/tests/smoke.sh
+		# The conformance suite across the two drivers, both ways
+		# (rxe0 in init_net, vrnic0 in a namespace, joined by veth).
+		guest "$fl/interop-conformance" "${kenv[@]}" --tolerate rdma_rxe --topo one \
+			--timeout 600 tools/testbed/tests/interop-conformance.sh
 	fi
 	# A kernel ULP: NVMe over Fabrics (nvme-rdma host, nvmet-rdma target on
 	# null_blk), 16 MiB written, read back and compared.

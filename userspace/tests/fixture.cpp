@@ -314,54 +314,83 @@ void VerbsTest::SetUp()
 	pd_ = std::make_shared<verbs::Pd>(ctx_);
 	dev_attr_ = ctx_->query_device();
 	port_attr_ = ctx_->query_port(cfg().port);
+	if (!has_peer()) {
+		peer_ctx_ = ctx_;
+		peer_pd_ = pd_;
+		peer_dev_attr_ = dev_attr_;
+		peer_port_attr_ = port_attr_;
+		return;
+	}
+	peer_ctx_ = std::make_shared<verbs::Context>(cfg().peer->device);
+	peer_pd_ = std::make_shared<verbs::Pd>(peer_ctx_);
+	peer_dev_attr_ = peer_ctx_->query_device();
+	peer_port_attr_ = peer_ctx_->query_port(cfg().peer->port);
 }
 
-std::shared_ptr<verbs::Cq> VerbsTest::make_cq(int cqe)
+const DeviceConfig &VerbsTest::dev(Side side) const
 {
-	return std::make_shared<verbs::Cq>(ctx_, cqe);
+	return side == Side::local ? cfg() : cfg().remote();
 }
 
-std::shared_ptr<verbs::Mr> VerbsTest::make_mr(size_t size, int access)
+const std::shared_ptr<verbs::Context> &VerbsTest::context(Side side) const
+{
+	return side == Side::local ? ctx_ : peer_ctx_;
+}
+
+const std::shared_ptr<verbs::Pd> &VerbsTest::pd(Side side) const
+{
+	return side == Side::local ? pd_ : peer_pd_;
+}
+
+std::shared_ptr<verbs::Cq> VerbsTest::make_cq(int cqe, Side side)
+{
+	return std::make_shared<verbs::Cq>(context(side), cqe);
+}
+
+std::shared_ptr<verbs::Mr> VerbsTest::make_mr(size_t size, int access,
+					      Side side)
 {
 	return std::make_shared<verbs::Mr>(
-		pd_, std::make_shared<verbs::Buffer>(size), access);
+		pd(side), std::make_shared<verbs::Buffer>(size), access);
 }
 
 Endpoint VerbsTest::make_endpoint(ibv_qp_type type, const verbs::QpCaps &caps,
 				  std::shared_ptr<verbs::Cq> send_cq,
 				  std::shared_ptr<verbs::Cq> recv_cq,
-				  std::shared_ptr<verbs::Srq> srq)
+				  std::shared_ptr<verbs::Srq> srq, Side side)
 {
 	Endpoint ep;
 
-	ep.send_cq = send_cq ? std::move(send_cq) : make_cq();
-	ep.recv_cq = recv_cq ? std::move(recv_cq) : make_cq();
-	ep.qp = std::make_shared<verbs::Qp>(pd_, type, ep.send_cq, ep.recv_cq,
-					    caps, std::move(srq));
+	ep.send_cq = send_cq ? std::move(send_cq) : make_cq(256, side);
+	ep.recv_cq = recv_cq ? std::move(recv_cq) : make_cq(256, side);
+	ep.qp = std::make_shared<verbs::Qp>(pd(side), type, ep.send_cq,
+					    ep.recv_cq, caps, std::move(srq));
 	return ep;
 }
 
-ibv_ah_attr VerbsTest::own_ah_attr() const
+ibv_ah_attr VerbsTest::ah_attr(Side from, Side to) const
 {
 	ibv_ah_attr ah{};
 
 	ah.is_global = 1;
-	ah.grh.dgid = cfg().gid;
-	ah.grh.sgid_index = static_cast<uint8_t>(cfg().gid_index);
+	ah.grh.dgid = dev(to).gid;
+	ah.grh.sgid_index = static_cast<uint8_t>(dev(from).gid_index);
 	ah.grh.hop_limit = kHopLimit;
 	ah.grh.traffic_class = 0;
 	ah.grh.flow_label = 0;
 	ah.dlid = 0;
 	ah.sl = 0;
 	ah.src_path_bits = 0;
-	ah.port_num = cfg().port;
+	ah.port_num = dev(from).port;
 	return ah;
 }
 
 uint8_t VerbsTest::rd_atomic() const
 {
 	int max = std::min({16, dev_attr_.max_qp_rd_atom,
-			    dev_attr_.max_qp_init_rd_atom});
+			    dev_attr_.max_qp_init_rd_atom,
+			    peer_dev_attr_.max_qp_rd_atom,
+			    peer_dev_attr_.max_qp_init_rd_atom});
 	uint8_t v = 1;
 
 	if (max <= 0)
@@ -372,19 +401,24 @@ uint8_t VerbsTest::rd_atomic() const
 	return v;
 }
 
-uint32_t VerbsTest::path_mtu_bytes() const
+ibv_mtu VerbsTest::path_mtu() const
 {
-	return 128u << port_attr_.active_mtu;
+	return std::min(port_attr_.active_mtu, peer_port_attr_.active_mtu);
 }
 
-void VerbsTest::modify_to_init(const verbs::Qp &qp, int access) const
+uint32_t VerbsTest::path_mtu_bytes() const
+{
+	return 128u << path_mtu();
+}
+
+void VerbsTest::modify_to_init(const verbs::Qp &qp, int access, Side side) const
 {
 	ibv_qp_attr a{};
 	int mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT;
 
 	a.qp_state = IBV_QPS_INIT;
 	a.pkey_index = 0;
-	a.port_num = cfg().port;
+	a.port_num = dev(side).port;
 	if (qp.type() == IBV_QPT_UD) {
 		a.qkey = kQkey;
 		mask |= IBV_QP_QKEY;
@@ -400,15 +434,15 @@ void VerbsTest::modify_to_init(const verbs::Qp &qp, int access) const
 }
 
 void VerbsTest::modify_to_rtr(const verbs::Qp &qp, uint32_t remote_qpn,
-			      uint32_t rq_psn) const
+			      uint32_t rq_psn, const ibv_ah_attr &av) const
 {
 	ibv_qp_attr a{};
 	int mask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
 		   IBV_QP_DEST_QPN | IBV_QP_RQ_PSN;
 
 	a.qp_state = IBV_QPS_RTR;
-	a.ah_attr = own_ah_attr();
-	a.path_mtu = port_attr_.active_mtu;
+	a.ah_attr = av;
+	a.path_mtu = path_mtu();
 	a.dest_qp_num = remote_qpn;
 	a.rq_psn = rq_psn;
 	if (qp.type() == IBV_QPT_RC) {
@@ -419,7 +453,8 @@ void VerbsTest::modify_to_rtr(const verbs::Qp &qp, uint32_t remote_qpn,
 	qp.modify(a, mask);
 }
 
-void VerbsTest::modify_to_rts(const verbs::Qp &qp, uint32_t sq_psn) const
+void VerbsTest::modify_to_rts(const verbs::Qp &qp, uint32_t sq_psn,
+			      uint8_t rnr_retry) const
 {
 	ibv_qp_attr a{};
 	int mask = IBV_QP_STATE | IBV_QP_SQ_PSN;
@@ -429,7 +464,7 @@ void VerbsTest::modify_to_rts(const verbs::Qp &qp, uint32_t sq_psn) const
 	if (qp.type() == IBV_QPT_RC) {
 		a.timeout = kTimeout;
 		a.retry_cnt = kRetryCnt;
-		a.rnr_retry = kRnrRetry;
+		a.rnr_retry = rnr_retry;
 		a.max_rd_atomic = rd_atomic();
 		mask |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
 			IBV_QP_MAX_QP_RD_ATOMIC;
@@ -437,21 +472,31 @@ void VerbsTest::modify_to_rts(const verbs::Qp &qp, uint32_t sq_psn) const
 	qp.modify(a, mask);
 }
 
-void VerbsTest::connect(const Endpoint &a, const Endpoint &b) const
+void VerbsTest::connect(const Endpoint &a, const Endpoint &b,
+			uint8_t a_rnr_retry) const
 {
-	modify_to_init(*a.qp);
-	modify_to_init(*b.qp);
-	modify_to_rtr(*a.qp, b.qp->num(), kPsnB);
-	modify_to_rtr(*b.qp, a.qp->num(), kPsnA);
-	modify_to_rts(*a.qp, kPsnA);
+	/* A QP on the wrong device would talk to the wrong GID: catch it. */
+	if (a.qp->get()->context != ctx_->get() ||
+	    b.qp->get()->context != peer_ctx_->get())
+		throw std::logic_error(
+			"connect(a, b): a must be on " + cfg().device +
+			" and b on " + cfg().remote().device +
+			" (make_endpoint / make_remote_endpoint)");
+	modify_to_init(*a.qp, kAllAccess, Side::local);
+	modify_to_init(*b.qp, kAllAccess, Side::remote);
+	modify_to_rtr(*a.qp, b.qp->num(), kPsnB,
+		      ah_attr(Side::local, Side::remote));
+	modify_to_rtr(*b.qp, a.qp->num(), kPsnA,
+		      ah_attr(Side::remote, Side::local));
+	modify_to_rts(*a.qp, kPsnA, a_rnr_retry);
 	modify_to_rts(*b.qp, kPsnB);
 }
 
-void VerbsTest::ud_to_rts(const verbs::Qp &qp) const
+void VerbsTest::ud_to_rts(const verbs::Qp &qp, Side side) const
 {
 	ibv_qp_attr a{};
 
-	modify_to_init(qp);
+	modify_to_init(qp, kAllAccess, side);
 	a.qp_state = IBV_QPS_RTR;
 	qp.modify(a, IBV_QP_STATE);
 	a = {};
@@ -465,7 +510,7 @@ QpPair VerbsTest::make_pair(ibv_qp_type type, const verbs::QpCaps &caps)
 	QpPair p;
 
 	p.a = make_endpoint(type, caps);
-	p.b = make_endpoint(type, caps);
+	p.b = make_remote_endpoint(type, caps);
 	connect(p.a, p.b);
 	return p;
 }

@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Conformance suite plumbing: the run configuration (device, port, GID), the
- * VerbsTest fixture (opens the device per test), QP connection helpers,
+ * Conformance suite plumbing: the run configuration (devices, port, GIDs),
+ * the VerbsTest fixture (opens the devices per test), QP connection helpers,
  * and completion/event helpers that always run against a deadline.
  *
- * Topology: every transfer test uses two QPs on the one device under test,
- * connected to each other through the device's own RoCEv2 GID (loopback).
+ * Topology: every transfer test connects two QPs. The first (the requester
+ * where a test has a direction) is on the device under test (--device); the
+ * second, with its PD, CQs and MRs, is on the peer device (--peer-device)
+ * when one is given, else on the device under test too, which then talks to
+ * its own RoCEv2 GID (loopback). Each side addresses the other through the
+ * other's GID.
  */
 #pragma once
 
@@ -28,7 +32,8 @@ namespace vrnic::test {
 using namespace std::chrono_literals;
 using std::chrono::milliseconds;
 
-struct Config {
+/* One RDMA device of the run: its port and the GID used on it. */
+struct DeviceConfig {
 	std::string device;
 	uint8_t port = 1;
 	int gid_index = -1;
@@ -36,10 +41,22 @@ struct Config {
 	std::string gid_type;	/* "RoCE v2", "IB/RoCE v1" */
 	bool has_ipv4 = false;	/* gid is IPv4-mapped (::ffff:a.b.c.d) */
 	in_addr ipv4{};
+};
+
+/*
+ * The device under test (the DeviceConfig fields), the optional peer device
+ * and the deadlines.
+ */
+struct Config : DeviceConfig {
+	/* --peer-device: the remote side of two-QP tests. */
+	std::optional<DeviceConfig> peer;
 	/* Deadline for one expected completion or event. */
 	milliseconds timeout{10000};
 	/* How long "nothing arrives" is watched for. */
 	milliseconds quiet{500};
+
+	/* The remote side: the peer device, else the device under test. */
+	const DeviceConfig &remote() const { return peer ? *peer : *this; }
 };
 
 /* The process-wide configuration, filled in by main() before the tests run. */
@@ -169,53 +186,124 @@ struct Endpoint {
 	std::shared_ptr<verbs::Qp> qp;
 };
 
-/* Two connected RC (or UC) QPs: a sends to b and b to a. */
+/*
+ * Two connected RC (or UC) QPs: a sends to b and b to a. a is on the device
+ * under test, b on the remote side (see the topology above).
+ */
 struct QpPair {
 	Endpoint a;
 	Endpoint b;
 };
+
+/*
+ * Where a test object lives: on the device under test, or on the remote side
+ * (the peer device; the device under test itself when there is no peer).
+ */
+enum class Side { local, remote };
 
 class VerbsTest : public ::testing::Test {
 protected:
 	void SetUp() override;
 
 	const Config &cfg() const { return config(); }
+	/* The configuration of one side. */
+	const DeviceConfig &dev(Side side) const;
+	/* True when a --peer-device was given. */
+	bool has_peer() const { return cfg().peer.has_value(); }
 
-	std::shared_ptr<verbs::Cq> make_cq(int cqe = 256);
-	std::shared_ptr<verbs::Mr> make_mr(size_t size, int access = kMrAccess);
+	const std::shared_ptr<verbs::Context> &context(Side side) const;
+	const std::shared_ptr<verbs::Pd> &pd(Side side) const;
 
-	/* A QP with fresh CQs unless given; recv_cq may equal send_cq. */
+	std::shared_ptr<verbs::Cq> make_cq(int cqe = 256,
+					   Side side = Side::local);
+	std::shared_ptr<verbs::Mr> make_mr(size_t size, int access = kMrAccess,
+					   Side side = Side::local);
+	/* An MR on the remote side's PD: b's receive buffers, rkey targets. */
+	std::shared_ptr<verbs::Mr> make_remote_mr(size_t size,
+						  int access = kMrAccess)
+	{
+		return make_mr(size, access, Side::remote);
+	}
+
+	/*
+	 * A QP with fresh CQs unless given; recv_cq may equal send_cq. The
+	 * CQs and SRQ given must belong to the same side.
+	 */
 	Endpoint make_endpoint(ibv_qp_type type, const verbs::QpCaps &caps = {},
 			       std::shared_ptr<verbs::Cq> send_cq = {},
 			       std::shared_ptr<verbs::Cq> recv_cq = {},
-			       std::shared_ptr<verbs::Srq> srq = {});
+			       std::shared_ptr<verbs::Srq> srq = {},
+			       Side side = Side::local);
+	Endpoint make_remote_endpoint(ibv_qp_type type,
+				      const verbs::QpCaps &caps = {},
+				      std::shared_ptr<verbs::Cq> send_cq = {},
+				      std::shared_ptr<verbs::Cq> recv_cq = {},
+				      std::shared_ptr<verbs::Srq> srq = {})
+	{
+		return make_endpoint(type, caps, std::move(send_cq),
+				     std::move(recv_cq), std::move(srq),
+				     Side::remote);
+	}
 
+	/* Address vector from side from's GID to side to's GID. */
+	ibv_ah_attr ah_attr(Side from, Side to) const;
 	/* Address vector to this device's own GID (loopback). */
-	ibv_ah_attr own_ah_attr() const;
-	/* max_rd_atomic / max_dest_rd_atomic used for RC QPs. */
+	ibv_ah_attr own_ah_attr() const
+	{
+		return ah_attr(Side::local, Side::local);
+	}
+	/*
+	 * max_rd_atomic / max_dest_rd_atomic used for RC QPs: what both
+	 * sides support.
+	 */
 	uint8_t rd_atomic() const;
+	/* Path MTU of connected QPs: the smaller active MTU of the sides. */
+	ibv_mtu path_mtu() const;
 	uint32_t path_mtu_bytes() const;
 
-	/* RESET->INIT; UD gets kQkey, RC/UC the access flags. */
-	void modify_to_init(const verbs::Qp &qp, int access = kAllAccess) const;
-	/* INIT->RTR towards remote_qpn on the own GID (RC/UC). */
+	/* RESET->INIT on side's port; UD gets kQkey, RC/UC the access flags. */
+	void modify_to_init(const verbs::Qp &qp, int access = kAllAccess,
+			    Side side = Side::local) const;
+	/* INIT->RTR towards remote_qpn through av (RC/UC). */
 	void modify_to_rtr(const verbs::Qp &qp, uint32_t remote_qpn,
-			   uint32_t rq_psn) const;
+			   uint32_t rq_psn, const ibv_ah_attr &av) const;
+	/* INIT->RTR towards remote_qpn on the own GID (RC/UC, loopback). */
+	void modify_to_rtr(const verbs::Qp &qp, uint32_t remote_qpn,
+			   uint32_t rq_psn) const
+	{
+		modify_to_rtr(qp, remote_qpn, rq_psn, own_ah_attr());
+	}
 	/* RTR->RTS. */
-	void modify_to_rts(const verbs::Qp &qp, uint32_t sq_psn) const;
+	void modify_to_rts(const verbs::Qp &qp, uint32_t sq_psn,
+			   uint8_t rnr_retry = kRnrRetry) const;
 
-	/* RC or UC: bring a and b to RTS connected to each other. */
-	void connect(const Endpoint &a, const Endpoint &b) const;
-	/* UD: RESET->INIT->RTR->RTS. */
-	void ud_to_rts(const verbs::Qp &qp) const;
+	/*
+	 * RC or UC: bring a (on the device under test) and b (on the remote
+	 * side) to RTS connected to each other; a_rnr_retry is a's RNR retry
+	 * count. Throws if a or b is on the wrong device.
+	 */
+	void connect(const Endpoint &a, const Endpoint &b,
+		     uint8_t a_rnr_retry = kRnrRetry) const;
+	/* UD: RESET->INIT->RTR->RTS on side's port. */
+	void ud_to_rts(const verbs::Qp &qp, Side side = Side::local) const;
 
+	/* a on the device under test, b on the remote side, connected. */
 	QpPair make_pair(ibv_qp_type type = IBV_QPT_RC,
 			 const verbs::QpCaps &caps = {});
 
+	/* The device under test. */
 	std::shared_ptr<verbs::Context> ctx_;
 	std::shared_ptr<verbs::Pd> pd_;
 	ibv_device_attr dev_attr_{};
 	ibv_port_attr port_attr_{};
+	/*
+	 * The remote side: the peer device's context and PD, or the very
+	 * objects above when there is no peer.
+	 */
+	std::shared_ptr<verbs::Context> peer_ctx_;
+	std::shared_ptr<verbs::Pd> peer_pd_;
+	ibv_device_attr peer_dev_attr_{};
+	ibv_port_attr peer_port_attr_{};
 };
 
 } // namespace vrnic::test

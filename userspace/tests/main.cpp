@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * vrnic-conformance: verbs conformance suite for one RoCEv2 device.
+ * vrnic-conformance: verbs conformance suite for one RoCEv2 device, alone
+ * (loopback through its own GID) or against a peer device (interop).
  *
  *   vrnic-conformance --device rxe0 [--gid-index N] [--port N]
+ *                     [--peer-device DEV [--peer-gid-index N]]
  *                     [--timeout-ms MS] [--quiet-ms MS] [gtest flags]
  *   vrnic-conformance --list-devices
  *
@@ -42,7 +44,14 @@ void usage(FILE *out)
 		"  --device DEV      RDMA device under test (e.g. rxe0, vrnic0)\n"
 		"  --gid-index N     GID index to use (default: first RoCE v2 GID,\n"
 		"                    IPv4-mapped preferred)\n"
-		"  --port N          port number (default 1)\n"
+		"  --peer-device DEV put the remote side of every two-QP test\n"
+		"                    (the responder: second QP, its PD, CQs and\n"
+		"                    MRs) on DEV; the requester stays on --device.\n"
+		"                    Default: both QPs on --device (loopback)\n"
+		"  --peer-gid-index N\n"
+		"                    GID index on the peer (default: chosen as\n"
+		"                    for --device)\n"
+		"  --port N          port number, on both devices (default 1)\n"
 		"  --timeout-ms MS   deadline for each expected completion or\n"
 		"                    event (default 10000)\n"
 		"  --quiet-ms MS     how long 'nothing arrives' is watched\n"
@@ -56,6 +65,8 @@ void usage(FILE *out)
 struct Options {
 	std::optional<std::string> device;
 	std::optional<int> gid_index;
+	std::optional<std::string> peer_device;
+	std::optional<int> peer_gid_index;
 	int port = 1;
 	long timeout_ms = 10000;
 	long quiet_ms = 500;
@@ -116,14 +127,21 @@ bool parse_args(int &argc, char **argv, Options &opt)
 			if (!take_value())
 				return false;
 			opt.device = std::string(value);
-		} else if (name == "--gid-index") {
+		} else if (name == "--gid-index" ||
+			   name == "--peer-gid-index") {
+			auto &slot = name == "--gid-index" ? opt.gid_index :
+							     opt.peer_gid_index;
 			int n;
 
 			if (!take_value())
 				return false;
 			if (!parse_number(value, n) || n < 0)
 				return bad_number();
-			opt.gid_index = n;
+			slot = n;
+		} else if (name == "--peer-device") {
+			if (!take_value())
+				return false;
+			opt.peer_device = std::string(value);
 		} else if (name == "--port") {
 			if (!take_value())
 				return false;
@@ -225,7 +243,98 @@ int list_devices()
 	return 0;
 }
 
-/* Check the device and fill config(); on failure print why and return false. */
+/*
+ * Open one device, check its port and choose its GID (the given index, or
+ * choose_gid()); fill out and print a summary line. On failure print why
+ * (flag names the option that chose the device) and return false.
+ */
+bool setup_one(const std::string &device, std::optional<int> gid_index,
+	       uint8_t port, const char *flag, vrnic::test::DeviceConfig &out)
+{
+	out.device = device;
+	out.port = port;
+
+	vrnic::verbs::DeviceList list;
+
+	if (!list.find(device)) {
+		std::string names;
+
+		for (const auto &n : list.names())
+			names += (names.empty() ? "" : ", ") + n;
+		std::fprintf(stderr,
+			     "vrnic-conformance: %s: RDMA device '%s' not found "
+			     "(available: %s)\n",
+			     flag, device.c_str(),
+			     names.empty() ? "none" : names.c_str());
+		return false;
+	}
+
+	vrnic::verbs::Context ctx(device);
+	ibv_device_attr dattr = ctx.query_device();
+
+	if (port > dattr.phys_port_cnt) {
+		std::fprintf(stderr,
+			     "vrnic-conformance: %s has %u port(s), no port %u\n",
+			     device.c_str(), dattr.phys_port_cnt, port);
+		return false;
+	}
+
+	ibv_port_attr pattr = ctx.query_port(port);
+
+	if (gid_index) {
+		int idx = *gid_index;
+
+		if (idx >= pattr.gid_tbl_len) {
+			std::fprintf(stderr,
+				     "vrnic-conformance: %s: gid index %d out of "
+				     "range (table of %s has %d entries)\n",
+				     flag, idx, device.c_str(),
+				     pattr.gid_tbl_len);
+			return false;
+		}
+		out.gid_index = idx;
+		out.gid = ctx.query_gid(port, idx);
+		out.gid_type = vrnic::test::gid_type_of(ctx.get(), device, port,
+							idx);
+		if (vrnic::test::gid_is_zero(out.gid)) {
+			std::fprintf(stderr,
+				     "vrnic-conformance: gid index %d of %s "
+				     "port %u is empty\n",
+				     idx, device.c_str(), port);
+			return false;
+		}
+		out.has_ipv4 = vrnic::test::gid_is_ipv4_mapped(out.gid);
+		if (out.has_ipv4)
+			std::memcpy(&out.ipv4, out.gid.raw + 12, 4);
+	} else {
+		auto choice = vrnic::test::choose_gid(ctx.get(), device, port);
+
+		if (!choice) {
+			std::fprintf(stderr,
+				     "vrnic-conformance: %s port %u has no "
+				     "RoCE v2 GID (is the netdev up with an "
+				     "IP address?)\n",
+				     device.c_str(), port);
+			return false;
+		}
+		out.gid_index = choice->index;
+		out.gid = choice->gid;
+		out.gid_type = choice->type;
+		out.has_ipv4 = choice->has_ipv4;
+		out.ipv4 = choice->ipv4;
+	}
+
+	std::printf("vrnic-conformance: %s %s port %u gid-index %d gid %s "
+		    "(%s)%s%s, active_mtu %u\n",
+		    flag + 2, out.device.c_str(), out.port, out.gid_index,
+		    format_gid(out.gid).c_str(), out.gid_type.c_str(),
+		    out.has_ipv4 ? ", ipv4 " : "",
+		    out.has_ipv4 ? format_ipv4(out.ipv4).c_str() : "",
+		    128u << pattr.active_mtu);
+	return true;
+}
+
+/* Check the devices and fill config(); on failure print why, return false. */
 bool setup_device(const Options &opt)
 {
 	auto &cfg = config();
@@ -235,90 +344,31 @@ bool setup_device(const Options &opt)
 		usage(stderr);
 		return false;
 	}
-	cfg.device = *opt.device;
-	cfg.port = static_cast<uint8_t>(opt.port);
+	if (opt.peer_gid_index && !opt.peer_device) {
+		std::fprintf(stderr, "vrnic-conformance: --peer-gid-index needs "
+				     "--peer-device\n");
+		return false;
+	}
 	cfg.timeout = std::chrono::milliseconds(opt.timeout_ms);
 	cfg.quiet = std::chrono::milliseconds(opt.quiet_ms);
 
 	try {
-		vrnic::verbs::DeviceList list;
+		const auto port = static_cast<uint8_t>(opt.port);
 
-		if (!list.find(cfg.device)) {
-			std::string names;
-
-			for (const auto &n : list.names())
-				names += (names.empty() ? "" : ", ") + n;
-			std::fprintf(stderr,
-				     "vrnic-conformance: RDMA device '%s' not found "
-				     "(available: %s)\n",
-				     cfg.device.c_str(),
-				     names.empty() ? "none" : names.c_str());
+		if (!setup_one(*opt.device, opt.gid_index, port, "--device", cfg))
 			return false;
-		}
+		if (opt.peer_device) {
+			vrnic::test::DeviceConfig peer;
 
-		vrnic::verbs::Context ctx(cfg.device);
-		ibv_device_attr dattr = ctx.query_device();
-
-		if (cfg.port > dattr.phys_port_cnt) {
-			std::fprintf(stderr,
-				     "vrnic-conformance: %s has %u port(s), no port %u\n",
-				     cfg.device.c_str(), dattr.phys_port_cnt,
-				     cfg.port);
-			return false;
-		}
-
-		ibv_port_attr pattr = ctx.query_port(cfg.port);
-
-		if (opt.gid_index) {
-			int idx = *opt.gid_index;
-
-			if (idx >= pattr.gid_tbl_len) {
-				std::fprintf(stderr,
-					     "vrnic-conformance: gid index %d out of "
-					     "range (table has %d entries)\n",
-					     idx, pattr.gid_tbl_len);
+			if (!setup_one(*opt.peer_device, opt.peer_gid_index, port,
+				       "--peer-device", peer))
 				return false;
-			}
-			cfg.gid_index = idx;
-			cfg.gid = ctx.query_gid(cfg.port, idx);
-			cfg.gid_type = vrnic::test::gid_type_of(
-				ctx.get(), cfg.device, cfg.port, idx);
-			if (vrnic::test::gid_is_zero(cfg.gid)) {
-				std::fprintf(stderr,
-					     "vrnic-conformance: gid index %d of %s "
-					     "port %u is empty\n",
-					     idx, cfg.device.c_str(), cfg.port);
-				return false;
-			}
-			cfg.has_ipv4 = vrnic::test::gid_is_ipv4_mapped(cfg.gid);
-			if (cfg.has_ipv4)
-				std::memcpy(&cfg.ipv4, cfg.gid.raw + 12, 4);
-		} else {
-			auto choice = vrnic::test::choose_gid(ctx.get(), cfg.device,
-							      cfg.port);
-
-			if (!choice) {
-				std::fprintf(stderr,
-					     "vrnic-conformance: %s port %u has no "
-					     "RoCE v2 GID (is the netdev up with an "
-					     "IP address?)\n",
-					     cfg.device.c_str(), cfg.port);
-				return false;
-			}
-			cfg.gid_index = choice->index;
-			cfg.gid = choice->gid;
-			cfg.gid_type = choice->type;
-			cfg.has_ipv4 = choice->has_ipv4;
-			cfg.ipv4 = choice->ipv4;
+			cfg.peer = peer;
 		}
-
-		std::printf("vrnic-conformance: device %s port %u gid-index %d "
-			    "gid %s (%s)%s%s, active_mtu %u, timeout %ld ms\n",
-			    cfg.device.c_str(), cfg.port, cfg.gid_index,
-			    format_gid(cfg.gid).c_str(), cfg.gid_type.c_str(),
-			    cfg.has_ipv4 ? ", ipv4 " : "",
-			    cfg.has_ipv4 ? format_ipv4(cfg.ipv4).c_str() : "",
-			    128u << pattr.active_mtu,
+		std::printf("vrnic-conformance: %s, timeout %ld ms\n",
+			    cfg.peer ? "two devices (requester on --device, "
+				       "responder on --peer-device)" :
+				       "one device (loopback through its own GID)",
 			    static_cast<long>(cfg.timeout.count()));
 		std::fflush(stdout);
 	} catch (const std::exception &e) {

@@ -14,13 +14,16 @@ protected:
 	void SetUp() override
 	{
 		VerbsTest::SetUp();
-		channel_ = std::make_shared<verbs::CompChannel>(ctx_);
-		rcq_ = std::make_shared<verbs::Cq>(ctx_, 64, channel_, &cookie_);
+		/* The notified CQ receives, so it is on the remote side. */
+		channel_ = std::make_shared<verbs::CompChannel>(
+			context(Side::remote));
+		rcq_ = std::make_shared<verbs::Cq>(context(Side::remote), 64,
+						   channel_, &cookie_);
 		a_ = make_endpoint(IBV_QPT_RC);
-		b_ = make_endpoint(IBV_QPT_RC, {}, {}, rcq_);
+		b_ = make_remote_endpoint(IBV_QPT_RC, {}, {}, rcq_);
 		connect(a_, b_);
 		src_ = make_mr(kSize, IBV_ACCESS_LOCAL_WRITE);
-		dst_ = make_mr(kSize * kMaxMessages);
+		dst_ = make_remote_mr(kSize * kMaxMessages);
 	}
 
 	/* Post a receive into slot i, send message i, wait for the send. */

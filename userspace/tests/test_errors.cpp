@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Error completions and the error state: local protection errors, remote
- * access errors (bad rkey, missing access right, out of MR bounds), and the
- * flushing of WRs on a QP in the error state.
+ * access errors (bad rkey, missing access right, out of MR bounds), RNR
+ * (receiver not ready) NAKs, and the flushing of WRs on a QP in the error
+ * state.
  */
 
 #include "fixture.hpp"
@@ -87,7 +88,7 @@ TEST_F(ErrorTest, WriteWithInvalidRkeyIsRemoteAccessErrorThenFlush)
 {
 	QpPair p = make_pair();
 	auto src = make_mr(256, IBV_ACCESS_LOCAL_WRITE);
-	auto dst = make_mr(256);
+	auto dst = make_remote_mr(256);
 	ibv_sge s[3];
 	ibv_send_wr wr[3];
 
@@ -119,7 +120,8 @@ TEST_F(ErrorTest, WriteWithoutRemoteWriteAccessIsRemoteAccessError)
 	QpPair p = make_pair();
 	auto src = make_mr(256, IBV_ACCESS_LOCAL_WRITE);
 	/* Remote read only: WRITE through this rkey must be refused. */
-	auto dst = make_mr(256, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
+	auto dst = make_remote_mr(256, IBV_ACCESS_LOCAL_WRITE |
+					       IBV_ACCESS_REMOTE_READ);
 	ibv_sge s = verbs::sge(*src, 0, 256);
 	ibv_send_wr wr = wr_of(IBV_WR_RDMA_WRITE, &s, 1);
 
@@ -158,9 +160,9 @@ TEST_F(ErrorTest, ReadBeyondMrIsRemoteAccessError)
 		SCOPED_TRACE(c.name);
 		QpPair p = make_pair();
 		auto rbuf = std::make_shared<Buffer>(3 * 4096);
-		auto rmr = std::make_shared<Mr>(pd_, rbuf, 4096, 4096,
-						IBV_ACCESS_LOCAL_WRITE |
-							IBV_ACCESS_REMOTE_READ);
+		auto rmr = std::make_shared<Mr>(
+			pd(Side::remote), rbuf, 4096, 4096,
+			IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
 		auto sink = make_mr(c.length, IBV_ACCESS_LOCAL_WRITE);
 
 		fill_pattern(rbuf->data(), rbuf->size(), 0x4ead);
@@ -190,9 +192,9 @@ TEST_F(ErrorTest, WriteBeyondMrLeavesNeighboursUntouched)
 		SCOPED_TRACE(c.name);
 		QpPair p = make_pair();
 		auto rbuf = std::make_shared<Buffer>(3 * 4096);
-		auto rmr = std::make_shared<Mr>(pd_, rbuf, 4096, 4096,
-						IBV_ACCESS_LOCAL_WRITE |
-							IBV_ACCESS_REMOTE_WRITE);
+		auto rmr = std::make_shared<Mr>(
+			pd(Side::remote), rbuf, 4096, 4096,
+			IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
 		auto src = make_mr(c.length, IBV_ACCESS_LOCAL_WRITE);
 
 		fill_pattern(rbuf->data(), rbuf->size(), kGuardSeed);
@@ -219,11 +221,85 @@ TEST_F(ErrorTest, WriteBeyondMrLeavesNeighboursUntouched)
 	}
 }
 
+/*
+ * A SEND that finds no receive WR is answered with an RNR NAK; with an RNR
+ * retry count of 0 the requester may not retry, so the WR completes with
+ * IBV_WC_RNR_RETRY_EXC_ERR and the QP goes to the error state (IBA: RNR
+ * NAK, RNR retry counter).
+ */
+TEST_F(ErrorTest, RnrWithoutRetriesIsRnrRetryExceeded)
+{
+	Endpoint a = make_endpoint(IBV_QPT_RC);
+	Endpoint b = make_remote_endpoint(IBV_QPT_RC);
+	auto src = make_mr(256, IBV_ACCESS_LOCAL_WRITE);
+
+	connect(a, b, 0);
+	fill_pattern(src->data(), 256, 0x7a);
+	ibv_sge s = verbs::sge(*src, 0, 256);
+	ibv_send_wr wr = wr_of(IBV_WR_SEND, &s, 1);
+	verbs::post_send(*a.qp, wr);
+
+	ibv_wc wc = poll_one(*a.send_cq, "SEND to a QP without receive WRs");
+	EXPECT_TRUE(wc_status(wc, IBV_WC_RNR_RETRY_EXC_ERR, 1));
+	expect_qp_error(*a.qp, "requester");
+	/* The responder stays usable: RNR is not an error on its side. */
+	EXPECT_EQ(b.qp->state(), IBV_QPS_RTS);
+	auto rwc = try_poll(*b.recv_cq, 0ms);
+	EXPECT_FALSE(rwc) << "responder completed " << describe(*rwc);
+}
+
+/*
+ * With the RNR retry count 7 (retry without limit) the requester keeps
+ * retrying after each RNR NAK, waiting min_rnr_timer in between, until the
+ * responder has a receive WR; then the SEND lands once and completes.
+ */
+TEST_F(ErrorTest, RnrRetriedUntilReceivePosted)
+{
+	constexpr size_t size = 1500;	/* two packets at MTU 1024 */
+	QpPair p = make_pair();
+	auto src = make_mr(size, IBV_ACCESS_LOCAL_WRITE);
+	auto dst = make_remote_mr(size + kGuard);
+
+	fill_pattern(src->data(), size, 0x7b);
+	fill_pattern(dst->data(), dst->length(), kGuardSeed);
+	ibv_sge s = verbs::sge(*src, 0, size);
+	ibv_send_wr wr = wr_of(IBV_WR_SEND, &s, 1);
+	verbs::post_send(*p.a.qp, wr);
+
+	/* No receive yet: the SEND must neither complete nor fail. */
+	auto early = try_poll(*p.a.send_cq, cfg().quiet);
+	EXPECT_FALSE(early) << "SEND completed while the responder had no "
+			       "receive WR: "
+			    << describe(*early);
+	EXPECT_EQ(p.a.qp->state(), IBV_QPS_RTS);
+
+	ibv_sge r = verbs::sge(*dst, 0, static_cast<uint32_t>(dst->length()));
+	ibv_recv_wr rwr{};
+	rwr.wr_id = 2;
+	rwr.sg_list = &r;
+	rwr.num_sge = 1;
+	verbs::post_recv(*p.b.qp, rwr);
+
+	if (!early) {
+		EXPECT_TRUE(wc_ok(poll_one(*p.a.send_cq, "SEND after the RNR NAKs"),
+				  IBV_WC_SEND, 1));
+	}
+	ibv_wc rwc = poll_one(*p.b.recv_cq, "RECV posted after the RNR NAKs");
+	ASSERT_TRUE(wc_ok(rwc, IBV_WC_RECV, 2));
+	EXPECT_EQ(rwc.byte_len, size);
+	EXPECT_TRUE(matches_pattern(dst->data(), size, 0x7b));
+	EXPECT_TRUE(matches_pattern(dst->data() + size, kGuard, kGuardSeed, size))
+		<< "bytes past the message were written";
+	/* Delivered once: no second RECV from a retry. */
+	auto extra = try_poll(*p.b.recv_cq, 0ms);
+	EXPECT_FALSE(extra) << "duplicate delivery: " << describe(*extra);
+}
+
 TEST_F(ErrorTest, RecvWrsFlushedWhenQpMovedToError)
 {
 	constexpr int n = 5;
 	QpPair p = make_pair();
-	auto dst = make_mr(n * 256);
+	auto dst = make_remote_mr(n * 256);
 
 	for (int i = 0; i < n; i++) {
 		ibv_sge s = verbs::sge(*dst, i * 256, 256);

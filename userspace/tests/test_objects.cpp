@@ -103,7 +103,7 @@ TEST_F(ObjectTest, CqResizeKeepsCompletions)
 {
 	QpPair p = make_pair();
 	auto src = make_mr(64, IBV_ACCESS_LOCAL_WRITE);
-	auto dst = make_mr(64 * 3);
+	auto dst = make_remote_mr(64 * 3);
 	constexpr int n = 3;
 
 	for (int i = 0; i < n; i++) {
@@ -220,7 +220,7 @@ TEST_P(QpLifecycle, CreateModifyQueryDestroy)
 		EXPECT_EQ(attr.qp_state, IBV_QPS_RTR);
 		EXPECT_EQ(attr.dest_qp_num, qp->num());
 		EXPECT_EQ(attr.rq_psn, 0x456u);
-		EXPECT_EQ(attr.path_mtu, port_attr_.active_mtu);
+		EXPECT_EQ(attr.path_mtu, path_mtu());
 		modify_to_rts(*qp, 0x123);
 	}
 	attr = qp->query(IBV_QP_STATE | IBV_QP_SQ_PSN);
@@ -271,7 +271,7 @@ TEST_F(ObjectTest, RcQpQueryReturnsWhatWasSet)
 	EXPECT_EQ(attr.pkey_index, 0);
 	EXPECT_EQ(attr.port_num, cfg().port);
 	EXPECT_EQ(attr.qp_access_flags, static_cast<unsigned>(kAllAccess));
-	EXPECT_EQ(attr.path_mtu, port_attr_.active_mtu);
+	EXPECT_EQ(attr.path_mtu, path_mtu());
 	EXPECT_EQ(attr.dest_qp_num, p.b.qp->num());
 	EXPECT_EQ(attr.rq_psn, kPsnB);
 	EXPECT_EQ(attr.sq_psn, kPsnA);
@@ -288,7 +288,8 @@ TEST_F(ObjectTest, RcQpQueryReturnsWhatWasSet)
 	EXPECT_EQ(ah.port_num, cfg().port);
 	EXPECT_EQ(ah.grh.sgid_index, cfg().gid_index);
 	EXPECT_EQ(ah.grh.hop_limit, kHopLimit);
-	EXPECT_EQ(std::memcmp(ah.grh.dgid.raw, cfg().gid.raw, 16), 0)
+	/* a's destination is the remote side's GID. */
+	EXPECT_EQ(std::memcmp(ah.grh.dgid.raw, cfg().remote().gid.raw, 16), 0)
 		<< "dgid " << format_gid(ah.grh.dgid);
 }
 

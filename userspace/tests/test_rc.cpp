@@ -39,10 +39,16 @@ struct GuardedRecv {
 
 class RcTest : public VerbsTest {
 protected:
+	/* The receive buffer is registered on qp's PD (qp's side). */
 	GuardedRecv post_guarded_recv(const verbs::Qp &qp, size_t size,
 				      uint64_t wr_id)
 	{
-		GuardedRecv r{make_mr(kGuard + size + kGuard), size};
+		GuardedRecv r{std::make_shared<Mr>(
+				      qp.pd(),
+				      std::make_shared<verbs::Buffer>(
+					      kGuard + size + kGuard),
+				      kMrAccess),
+			      size};
 		ibv_sge s = verbs::sge(*r.mr, kGuard, size + kGuard);
 		ibv_recv_wr wr{};
 
@@ -120,7 +126,7 @@ TEST_F(RcTest, SendGather3ScatterInto2)
 	auto mr_a = make_mr(8192, IBV_ACCESS_LOCAL_WRITE);
 	auto mr_b = make_mr(8192, IBV_ACCESS_LOCAL_WRITE);
 	const Mr *s_mr[3] = {mr_a.get(), mr_b.get(), mr_a.get()};
-	auto dst = make_mr(16384);
+	auto dst = make_remote_mr(16384);
 
 	fill_pattern(dst->data(), dst->length(), kGuardSeed);
 	ibv_sge rs[2];
@@ -242,7 +248,7 @@ TEST_F(RcTest, ManyOutstandingInOrder)
 	constexpr size_t size = 2048 + 13;
 	QpPair p = make_pair();
 	auto src = make_mr(n * size, IBV_ACCESS_LOCAL_WRITE);
-	auto dst = make_mr(n * size);
+	auto dst = make_remote_mr(n * size);
 
 	fill_pattern(dst->data(), dst->length(), kGuardSeed);
 	for (int i = 0; i < n; i++) {
@@ -289,7 +295,7 @@ TEST_F(RcTest, UcSendAndWrite)
 	constexpr size_t size = 4097;
 	QpPair p = make_pair(IBV_QPT_UC);
 	auto src = make_mr(2 * size, IBV_ACCESS_LOCAL_WRITE);
-	auto target = make_mr(kGuard + size + kGuard);
+	auto target = make_remote_mr(kGuard + size + kGuard);
 	GuardedRecv dst = post_guarded_recv(*p.b.qp, size, 7);
 
 	fill_pattern(target->data(), target->length(), kGuardSeed);

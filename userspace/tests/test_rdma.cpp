@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * RC RDMA WRITE, WRITE with immediate, READ across message sizes, and the
- * atomics (compare-and-swap, fetch-and-add).
+ * RC RDMA WRITE, WRITE with immediate, READ across message sizes, the
+ * atomics (compare-and-swap, fetch-and-add) and ATOMIC WRITE.
  */
 
 #include "fixture.hpp"
@@ -40,9 +40,11 @@ struct GuardedArea {
 
 class RdmaTest : public VerbsTest {
 protected:
-	GuardedArea guarded(size_t size, int access = kMrAccess)
+	GuardedArea guarded(size_t size, int access = kMrAccess,
+			    Side side = Side::local)
 	{
-		GuardedArea g{make_mr(kGuard + size + kGuard, access), size};
+		GuardedArea g{make_mr(kGuard + size + kGuard, access, side),
+			      size};
 
 		fill_pattern(g.mr->data(), g.mr->length(), kGuardSeed);
 		return g;
@@ -73,7 +75,7 @@ TEST_P(RdmaSize, Write)
 	const uint32_t seed = static_cast<uint32_t>(size) * 7 + 3;
 	QpPair p = make_pair();
 	auto src = make_mr(size, IBV_ACCESS_LOCAL_WRITE);
-	GuardedArea dst = guarded(size);
+	GuardedArea dst = guarded(size, kMrAccess, Side::remote);
 
 	fill_pattern(src->data(), size, seed);
 	ibv_sge s = verbs::sge(*src, 0, static_cast<uint32_t>(size));
@@ -97,7 +99,7 @@ TEST_P(RdmaSize, WriteWithImmediate)
 	const uint32_t imm = htonl(0x1234abcdu ^ static_cast<uint32_t>(size));
 	QpPair p = make_pair();
 	auto src = make_mr(size, IBV_ACCESS_LOCAL_WRITE);
-	GuardedArea dst = guarded(size);
+	GuardedArea dst = guarded(size, kMrAccess, Side::remote);
 
 	/* WRITE with immediate consumes a receive WR (no SGE needed). */
 	ibv_recv_wr rwr{};
@@ -129,7 +131,7 @@ TEST_P(RdmaSize, Read)
 	const size_t size = GetParam();
 	const uint32_t seed = static_cast<uint32_t>(size) * 13 + 9;
 	QpPair p = make_pair();
-	GuardedArea remote = guarded(size);
+	GuardedArea remote = guarded(size, kMrAccess, Side::remote);
 	GuardedArea sink = guarded(size, IBV_ACCESS_LOCAL_WRITE);
 
 	fill_pattern(remote.area(), size, seed);
@@ -162,9 +164,14 @@ protected:
 		if (dev_attr_.atomic_cap == IBV_ATOMIC_NONE)
 			GTEST_SKIP() << cfg().device
 				     << " reports atomic_cap IBV_ATOMIC_NONE";
+		if (peer_dev_attr_.atomic_cap == IBV_ATOMIC_NONE)
+			GTEST_SKIP() << cfg().remote().device
+				     << " (responder) reports atomic_cap "
+					"IBV_ATOMIC_NONE";
 		pair_ = make_pair();
-		remote_ = make_mr(kWords * 8, IBV_ACCESS_LOCAL_WRITE |
-						      IBV_ACCESS_REMOTE_ATOMIC);
+		remote_ = make_remote_mr(kWords * 8,
+					 IBV_ACCESS_LOCAL_WRITE |
+						 IBV_ACCESS_REMOTE_ATOMIC);
 		result_ = make_mr(kWords * 8, IBV_ACCESS_LOCAL_WRITE);
 		fill_pattern(remote_->data(), remote_->length(), kGuardSeed);
 		fill_pattern(result_->data(), result_->length(), kGuardSeed + 1);
@@ -308,6 +315,191 @@ TEST_F(AtomicTest, FetchAddPipelined)
 	}
 	EXPECT_EQ(word(), base + n * add);
 	expect_neighbours();
+}
+
+/* ---- ATOMIC WRITE ---- */
+
+/*
+ * RDMA ATOMIC WRITE (IBA 1.5, Memory Placement Extensions): an 8-byte write
+ * that the responder places as one unit, in order after the operations
+ * before it; the send completion has opcode IBV_WC_ATOMIC_WRITE. Verbs post
+ * it only through the extended QP API (ibv_wr_atomic_write).
+ *
+ * Its target is checked as a write: the rkey must grant Remote Write (rxe
+ * since Linux 6.2: check_rkey() asks for IB_ACCESS_REMOTE_WRITE for an
+ * ATOMIC WRITE; rdma-core's own test_qp_ex_rc_atomic_write registers its
+ * target with LOCAL_WRITE | REMOTE_WRITE only), else a Remote Access Error.
+ * Like the other atomics it needs a naturally (8-byte) aligned address,
+ * else the responder NAKs an Invalid Request (rxe: misaligned ->
+ * RESPST_ERR_MISALIGNED_ATOMIC -> NAK Invalid Request).
+ */
+class AtomicWriteTest : public VerbsTest {
+protected:
+	/* Remote: 8 words; the target word is index kWord. */
+	static constexpr size_t kWords = 8;
+	static constexpr size_t kWord = 3;
+	static constexpr int kTargetAccess = IBV_ACCESS_LOCAL_WRITE |
+					     IBV_ACCESS_REMOTE_WRITE;
+
+	void SetUp() override
+	{
+		VerbsTest::SetUp();
+		/*
+		 * Stock rxe gained ATOMIC WRITE in Linux 6.2; the reference
+		 * guests run 6.1. Single-device runs on rxe list these tests
+		 * in rxe-deviations.txt instead.
+		 */
+		if (has_peer()) {
+			for (const std::string &name :
+			     {cfg().device, cfg().peer->device}) {
+				if (name.starts_with("rxe"))
+					GTEST_SKIP()
+						<< "ATOMIC_WRITE interop with stock "
+						   "rxe is not tested: "
+						<< name
+						<< " is rxe, which has no "
+						   "ATOMIC_WRITE before Linux 6.2";
+			}
+		}
+
+		verbs::QpCaps caps;
+
+		caps.send_ops_flags = IBV_QP_EX_WITH_ATOMIC_WRITE;
+		a_ = make_endpoint(IBV_QPT_RC, caps);
+		b_ = make_remote_endpoint(IBV_QPT_RC);
+		connect(a_, b_);
+	}
+
+	/* 8 words of guard pattern on the responder's side. */
+	std::shared_ptr<Mr> target(int access)
+	{
+		auto mr = make_remote_mr(kWords * 8, access);
+
+		fill_pattern(mr->data(), mr->length(), kGuardSeed);
+		return mr;
+	}
+
+	/* Start a batch of extended-API work requests on a_. */
+	ibv_qp_ex *start() const
+	{
+		ibv_qp_ex *qpx = a_.qp->ex();
+
+		ibv_wr_start(qpx);
+		return qpx;
+	}
+
+	/* Add one signaled ATOMIC WRITE of value (8 bytes) to the batch. */
+	static void atomic_write(ibv_qp_ex *qpx, uint64_t wr_id, const Mr &mr,
+				 uint64_t offset, const uint8_t *value)
+	{
+		qpx->wr_id = wr_id;
+		qpx->wr_flags = IBV_SEND_SIGNALED;
+		ibv_wr_atomic_write(qpx, mr.rkey(), mr.addr() + offset, value);
+	}
+
+	/* Post the batch; throws naming the failure. */
+	static void complete(ibv_qp_ex *qpx)
+	{
+		int err = verbs::verbs_errno(ibv_wr_complete(qpx));
+
+		if (err)
+			verbs::throw_error("ibv_wr_complete", err,
+					   "batch of ATOMIC_WRITE WRs");
+	}
+
+	void expect_qp_error(const char *what) const
+	{
+		ibv_qp_state s = wait_qp_state(*a_.qp, IBV_QPS_ERR,
+					       cfg().timeout);
+
+		EXPECT_EQ(s, IBV_QPS_ERR)
+			<< "requester QP is " << verbs::qp_state_str(s)
+			<< " after " << what << ", expected ERR";
+	}
+
+	Endpoint a_, b_;
+};
+
+TEST_F(AtomicWriteTest, PlacesEightBytesInOrder)
+{
+	auto mr = target(kTargetAccess);
+	uint8_t first[8], second[8], third[8];
+
+	fill_pattern(first, 8, 0xa1);
+	fill_pattern(second, 8, 0xa2);
+	fill_pattern(third, 8, 0xa3);
+
+	ibv_qp_ex *qpx = start();
+	atomic_write(qpx, 1, *mr, kWord * 8, first);
+	complete(qpx);
+
+	ibv_wc wc = poll_one(*a_.send_cq, "ATOMIC_WRITE completion");
+	ASSERT_TRUE(wc_ok(wc, IBV_WC_ATOMIC_WRITE, 1));
+	EXPECT_EQ(wc.qp_num, a_.qp->num());
+	EXPECT_TRUE(matches_pattern(mr->data() + kWord * 8, 8, 0xa1))
+		<< "the target word holds the 8 bytes written";
+	EXPECT_TRUE(matches_pattern(mr->data(), kWord * 8, kGuardSeed, 0))
+		<< "words before the target changed";
+	EXPECT_TRUE(matches_pattern(mr->data() + (kWord + 1) * 8,
+				    (kWords - kWord - 1) * 8, kGuardSeed,
+				    (kWord + 1) * 8))
+		<< "words after the target changed";
+	/* Like a WRITE it consumes no receive and makes no responder CQE. */
+	auto extra = try_poll(*b_.recv_cq, 0ms);
+	EXPECT_FALSE(extra) << "unexpected " << describe(*extra);
+
+	/* Two in one batch to the same word: executed in order. */
+	qpx = start();
+	atomic_write(qpx, 2, *mr, kWord * 8, second);
+	atomic_write(qpx, 3, *mr, kWord * 8, third);
+	complete(qpx);
+
+	auto wcs = poll_n(*a_.send_cq, 2, "two ATOMIC_WRITE completions");
+	EXPECT_TRUE(wc_ok(wcs[0], IBV_WC_ATOMIC_WRITE, 2));
+	EXPECT_TRUE(wc_ok(wcs[1], IBV_WC_ATOMIC_WRITE, 3));
+	EXPECT_TRUE(matches_pattern(mr->data() + kWord * 8, 8, 0xa3))
+		<< "the later ATOMIC_WRITE is the one that stays";
+	EXPECT_TRUE(matches_pattern(mr->data(), kWord * 8, kGuardSeed, 0));
+	EXPECT_TRUE(matches_pattern(mr->data() + (kWord + 1) * 8,
+				    (kWords - kWord - 1) * 8, kGuardSeed,
+				    (kWord + 1) * 8));
+}
+
+TEST_F(AtomicWriteTest, MisalignedIsRemoteInvalidRequest)
+{
+	auto mr = target(kTargetAccess);
+	uint8_t value[8];
+
+	fill_pattern(value, 8, 0xa4);
+	/* Inside the MR, but 4 bytes off an 8-byte boundary. */
+	ibv_qp_ex *qpx = start();
+	atomic_write(qpx, 1, *mr, kWord * 8 + 4, value);
+	complete(qpx);
+
+	ibv_wc wc = poll_one(*a_.send_cq, "misaligned ATOMIC_WRITE");
+	EXPECT_TRUE(wc_status(wc, IBV_WC_REM_INV_REQ_ERR, 1));
+	expect_qp_error("a misaligned ATOMIC_WRITE");
+	EXPECT_TRUE(matches_pattern(mr->data(), mr->length(), kGuardSeed))
+		<< "a refused ATOMIC_WRITE changed the target";
+}
+
+TEST_F(AtomicWriteTest, WithoutRemoteWriteIsRemoteAccessError)
+{
+	/* Every remote right except Remote Write. */
+	auto mr = target(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
+			 IBV_ACCESS_REMOTE_ATOMIC);
+	uint8_t value[8];
+
+	fill_pattern(value, 8, 0xa5);
+	ibv_qp_ex *qpx = start();
+	atomic_write(qpx, 1, *mr, kWord * 8, value);
+	complete(qpx);
+
+	ibv_wc wc = poll_one(*a_.send_cq, "ATOMIC_WRITE without Remote Write");
+	EXPECT_TRUE(wc_status(wc, IBV_WC_REM_ACCESS_ERR, 1));
+	expect_qp_error("an ATOMIC_WRITE without Remote Write");
+	EXPECT_TRUE(matches_pattern(mr->data(), mr->length(), kGuardSeed))
+		<< "a refused ATOMIC_WRITE changed the target";
 }
 
 } // namespace

@@ -13,26 +13,28 @@ class SrqTest : public VerbsTest {};
 
 TEST_F(SrqTest, SharedByTwoRcQpsWithLimitEvent)
 {
-	ASSERT_GT(dev_attr_.max_srq, 0) << "device reports no SRQ support";
+	ASSERT_GT(peer_dev_attr_.max_srq, 0)
+		<< cfg().remote().device << " reports no SRQ support";
 
 	constexpr uint32_t kSlots = 16;		/* receives posted to the SRQ */
 	constexpr uint32_t kLimit = 8;		/* armed limit */
 	constexpr size_t kSlot = 2048;
 	constexpr size_t kMsg = 1500;		/* two packets at MTU 1024 */
 
-	auto srq = std::make_shared<verbs::Srq>(pd_, kSlots, 1);
-	auto rcq = make_cq();
+	/* The SRQ and its QPs are on the receiving (remote) side. */
+	auto srq = std::make_shared<verbs::Srq>(pd(Side::remote), kSlots, 1);
+	auto rcq = make_cq(256, Side::remote);
 	verbs::QpCaps caps;
 
 	/* Receivers b1 and b2 share the SRQ and one receive CQ. */
 	Endpoint a1 = make_endpoint(IBV_QPT_RC, caps);
 	Endpoint a2 = make_endpoint(IBV_QPT_RC, caps);
-	Endpoint b1 = make_endpoint(IBV_QPT_RC, caps, {}, rcq, srq);
-	Endpoint b2 = make_endpoint(IBV_QPT_RC, caps, {}, rcq, srq);
+	Endpoint b1 = make_remote_endpoint(IBV_QPT_RC, caps, {}, rcq, srq);
+	Endpoint b2 = make_remote_endpoint(IBV_QPT_RC, caps, {}, rcq, srq);
 	connect(a1, b1);
 	connect(a2, b2);
 
-	auto rbuf = make_mr(kSlots * kSlot);
+	auto rbuf = make_remote_mr(kSlots * kSlot);
 	fill_pattern(rbuf->data(), rbuf->length(), kGuardSeed);
 	for (uint32_t i = 0; i < kSlots; i++) {
 		ibv_sge s = verbs::sge(*rbuf, i * kSlot, kSlot);
@@ -84,7 +86,7 @@ TEST_F(SrqTest, SharedByTwoRcQpsWithLimitEvent)
 
 		if (left == kLimit) {
 			/* At the limit, not below it: no event yet. */
-			auto ev = wait_async_event(*ctx_,
+			auto ev = wait_async_event(*context(Side::remote),
 						   IBV_EVENT_SRQ_LIMIT_REACHED,
 						   cfg().quiet, &skipped);
 			EXPECT_FALSE(ev) << "SRQ limit event with " << left
@@ -94,7 +96,8 @@ TEST_F(SrqTest, SharedByTwoRcQpsWithLimitEvent)
 	}
 
 	/* kLimit - 1 receives left: below the limit. */
-	auto ev = wait_async_event(*ctx_, IBV_EVENT_SRQ_LIMIT_REACHED,
+	auto ev = wait_async_event(*context(Side::remote),
+				   IBV_EVENT_SRQ_LIMIT_REACHED,
 				   cfg().timeout, &skipped);
 	ASSERT_TRUE(ev) << "no IBV_EVENT_SRQ_LIMIT_REACHED within "
 			<< cfg().timeout.count() << " ms";

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * UD SEND/RECV through an AH to the device's own GID: the receive buffer
+ * UD SEND/RECV from a QP on the device under test through an AH to the
+ * remote side's GID (its own GID without a peer device): the receive buffer
  * starts with the 40-byte GRH, then the payload; Q_Key filtering.
  */
 
@@ -22,16 +23,20 @@ protected:
 	{
 		VerbsTest::SetUp();
 		a_ = make_endpoint(IBV_QPT_UD);
-		b_ = make_endpoint(IBV_QPT_UD);
-		ud_to_rts(*a_.qp);
-		ud_to_rts(*b_.qp);
-		ah_ = std::make_shared<verbs::Ah>(pd_, own_ah_attr());
+		b_ = make_remote_endpoint(IBV_QPT_UD);
+		ud_to_rts(*a_.qp, Side::local);
+		ud_to_rts(*b_.qp, Side::remote);
+		ah_ = std::make_shared<verbs::Ah>(
+			pd_, ah_attr(Side::local, Side::remote));
 	}
 
-	/* Receive buffer: GRH + size + guard, all guard pattern at first. */
+	/*
+	 * Receive buffer on b_'s side: GRH + size + guard, all guard pattern
+	 * at first.
+	 */
 	std::shared_ptr<Mr> post_recv(size_t size, uint64_t wr_id)
 	{
-		auto mr = make_mr(kGrhSize + size + kGuard);
+		auto mr = make_remote_mr(kGrhSize + size + kGuard);
 		ibv_sge s = verbs::sge(*mr, 0,
 				       static_cast<uint32_t>(mr->length()));
 		ibv_recv_wr wr{};
@@ -62,25 +67,31 @@ protected:
 		verbs::post_send(*a_.qp, wr);
 	}
 
-	/* The network header the device wrote into the GRH area. */
+	/*
+	 * The network header the receiving device wrote into the GRH area:
+	 * from the sender's (a_'s) address to the receiver's (b_'s).
+	 */
 	void expect_grh(const uint8_t *grh) const
 	{
-		if (cfg().has_ipv4) {
+		const DeviceConfig &src = dev(Side::local);
+		const DeviceConfig &dst = dev(Side::remote);
+
+		if (src.has_ipv4) {
 			/* RoCEv2 over IPv4: the IPv4 header is in bytes 20..39. */
 			const uint8_t *ip = grh + 20;
 
 			EXPECT_EQ(ip[0] >> 4, 4) << "IP version";
 			EXPECT_EQ(ip[9], IPPROTO_UDP) << "IP protocol";
-			EXPECT_EQ(std::memcmp(ip + 12, &cfg().ipv4, 4), 0)
+			EXPECT_EQ(std::memcmp(ip + 12, &src.ipv4, 4), 0)
 				<< "IPv4 source address";
-			EXPECT_EQ(std::memcmp(ip + 16, &cfg().ipv4, 4), 0)
+			EXPECT_EQ(std::memcmp(ip + 16, &dst.ipv4, 4), 0)
 				<< "IPv4 destination address";
 		} else {
 			EXPECT_EQ(grh[0] >> 4, 6) << "IP version";
 			EXPECT_EQ(grh[6], IPPROTO_UDP) << "next header";
-			EXPECT_EQ(std::memcmp(grh + 8, cfg().gid.raw, 16), 0)
+			EXPECT_EQ(std::memcmp(grh + 8, src.gid.raw, 16), 0)
 				<< "source GID";
-			EXPECT_EQ(std::memcmp(grh + 24, cfg().gid.raw, 16), 0)
+			EXPECT_EQ(std::memcmp(grh + 24, dst.gid.raw, 16), 0)
 				<< "destination GID";
 		}
 	}

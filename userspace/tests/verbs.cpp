@@ -294,29 +294,75 @@ void Srq::modify(ibv_srq_attr &attr, int mask) const
 		throw_error("ibv_modify_srq", err);
 }
 
+/* The fields ibv_qp_init_attr and ibv_qp_init_attr_ex have in common. */
+template <typename InitAttr>
+static void fill_qp_init(InitAttr &init, ibv_qp_type type, const Cq &send_cq,
+			 const Cq &recv_cq, const Srq *srq, const QpCaps &caps,
+			 bool sq_sig_all)
+{
+	init.send_cq = send_cq.get();
+	init.recv_cq = recv_cq.get();
+	init.srq = srq ? srq->get() : nullptr;
+	init.cap.max_send_wr = caps.max_send_wr;
+	init.cap.max_recv_wr = srq ? 0 : caps.max_recv_wr;
+	init.cap.max_send_sge = caps.max_send_sge;
+	init.cap.max_recv_sge = srq ? 0 : caps.max_recv_sge;
+	init.cap.max_inline_data = caps.max_inline_data;
+	init.qp_type = type;
+	init.sq_sig_all = sq_sig_all ? 1 : 0;
+}
+
 Qp::Qp(std::shared_ptr<Pd> pd, ibv_qp_type type, std::shared_ptr<Cq> send_cq,
        std::shared_ptr<Cq> recv_cq, const QpCaps &caps,
        std::shared_ptr<Srq> srq, bool sq_sig_all)
 	: pd_(std::move(pd)), send_cq_(std::move(send_cq)),
 	  recv_cq_(std::move(recv_cq)), srq_(std::move(srq)), caps_(caps)
 {
-	ibv_qp_init_attr init{};
+	if (!caps.send_ops_flags) {
+		ibv_qp_init_attr init{};
 
-	init.send_cq = send_cq_->get();
-	init.recv_cq = recv_cq_->get();
-	init.srq = srq_ ? srq_->get() : nullptr;
-	init.cap.max_send_wr = caps.max_send_wr;
-	init.cap.max_recv_wr = srq_ ? 0 : caps.max_recv_wr;
-	init.cap.max_send_sge = caps.max_send_sge;
-	init.cap.max_recv_sge = srq_ ? 0 : caps.max_recv_sge;
-	init.cap.max_inline_data = caps.max_inline_data;
-	init.qp_type = type;
-	init.sq_sig_all = sq_sig_all ? 1 : 0;
+		fill_qp_init(init, type, *send_cq_, *recv_cq_, srq_.get(), caps,
+			     sq_sig_all);
+		errno = 0;
+		qp_ = ibv_create_qp(pd_->get(), &init);
+		if (!qp_)
+			throw_error("ibv_create_qp", null_errno(),
+				    "type " + std::to_string(type));
+		return;
+	}
+
+	ibv_qp_init_attr_ex init{};
+
+	fill_qp_init(init, type, *send_cq_, *recv_cq_, srq_.get(), caps,
+		     sq_sig_all);
+	init.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+	init.pd = pd_->get();
+	init.send_ops_flags = caps.send_ops_flags;
 	errno = 0;
-	qp_ = ibv_create_qp(pd_->get(), &init);
-	if (!qp_)
-		throw_error("ibv_create_qp", null_errno(),
-			    "type " + std::to_string(type));
+	qp_ = ibv_create_qp_ex(pd_->get()->context, &init);
+	if (!qp_) {
+		char detail[64];
+
+		std::snprintf(detail, sizeof(detail),
+			      "type %d send_ops_flags 0x%llx", type,
+			      static_cast<unsigned long long>(caps.send_ops_flags));
+		throw_error("ibv_create_qp_ex", null_errno(), detail);
+	}
+}
+
+ibv_qp_ex *Qp::ex() const
+{
+	ibv_qp_ex *qpx = caps_.send_ops_flags ? ibv_qp_to_qp_ex(qp_) : nullptr;
+
+	if (!qpx) {
+		char detail[80];
+
+		std::snprintf(detail, sizeof(detail),
+			      "qp 0x%x was created without send_ops_flags",
+			      qp_->qp_num);
+		throw_error("ibv_qp_to_qp_ex", EINVAL, detail);
+	}
+	return qpx;
 }
 
 Qp::~Qp()
@@ -444,6 +490,7 @@ const char *wc_opcode_str(ibv_wc_opcode opcode)
 	case IBV_WC_BIND_MW: return "BIND_MW";
 	case IBV_WC_LOCAL_INV: return "LOCAL_INV";
 	case IBV_WC_TSO: return "TSO";
+	case IBV_WC_ATOMIC_WRITE: return "ATOMIC_WRITE";
 	case IBV_WC_RECV: return "RECV";
 	case IBV_WC_RECV_RDMA_WITH_IMM: return "RECV_RDMA_WITH_IMM";
 	default: break;

@@ -197,6 +197,12 @@ struct QpCaps {
 	uint32_t max_send_sge = 4;
 	uint32_t max_recv_sge = 4;
 	uint32_t max_inline_data = 0;
+	/*
+	 * IBV_QP_EX_WITH_* flags: non-zero creates the QP with
+	 * ibv_create_qp_ex() so work requests can be posted through the
+	 * extended API (ibv_wr_start ... ibv_wr_complete, see Qp::ex()).
+	 */
+	uint64_t send_ops_flags = 0;
 };
 
 class Qp : NonCopyable {
@@ -208,9 +214,15 @@ public:
 	~Qp();
 
 	ibv_qp *get() const { return qp_; }
+	/*
+	 * The extended-API view of a QP created with send_ops_flags; throws
+	 * for a QP created without them.
+	 */
+	ibv_qp_ex *ex() const;
 	uint32_t num() const { return qp_->qp_num; }
 	ibv_qp_type type() const { return qp_->qp_type; }
 	const QpCaps &requested_caps() const { return caps_; }
+	const std::shared_ptr<Pd> &pd() const { return pd_; }
 	const std::shared_ptr<Cq> &send_cq() const { return send_cq_; }
 	const std::shared_ptr<Cq> &recv_cq() const { return recv_cq_; }
 	const std::shared_ptr<Srq> &srq() const { return srq_; }

@@ -1,0 +1,118 @@
+# SPDX-License-Identifier: GPL-2.0
+# Interop through the verbs conformance suite in one guest: the requester on
+# one driver, the responder on the other, both ways (vrnic0 -> rxe0 and
+# rxe0 -> vrnic0).
+#
+# Two RoCE devices in one network namespace cannot both own UDP port 4791,
+# and stock rxe 6.1 opens its socket in init_net only, so vrnic moves:
+#   init_net: veth0 10.98.0.1/24, rxe0 on it
+#   ns1:      veth1 10.98.0.2/24, vrnic0 on it
+# The RDMA subsystem is in shared netns mode (the default), so the suite,
+# running in init_net, opens both devices.
+. tools/testbed/guest-lib.sh
+bin=${VRNIC_BUILD:-build}/userspace/tests/vrnic-conformance
+[ -x "$bin" ] || { echo "$bin is not built (make userspace)"; exit 1; }
+lists=tools/testbed/tests
+timeout_ms=10000
+[ "$VRNIC_KERNEL" = debug ] && timeout_ms=60000
+
+# wait_gid DEV: wait up to 5 s for DEV's IPv4 RoCE v2 GID; print its index.
+wait_gid() {
+	local i
+	for ((i = 0; i < 50; i++)); do
+		tb_gid_index "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	echo "$1: no IPv4 RoCE v2 GID after 5 s" >&2
+	return 1
+}
+
+# setup_fail WHAT: record that the topology could not be built, with the
+# state that explains it, and stop.
+setup_fail() {
+	tb_result "interop-conformance/setup/$VRNIC_KERNEL" FAIL "$1"
+	rdma link show || true
+	ip -n ns1 addr show || true
+	dmesg | tail -n 40
+	exit 1
+}
+
+tb_modprobe ib_core ib_uverbs rdma_ucm veth rdma_rxe udp_tunnel ip6_udp_tunnel
+insmod "$VRNIC_KMOD/rdma_vrnic.ko"
+rdma system show
+
+ip link add veth0 type veth peer name veth1
+ip netns add ns1
+ip link set veth1 netns ns1
+ip addr add 10.98.0.1/24 dev veth0
+ip link set veth0 up
+ip -n ns1 link set lo up
+ip -n ns1 addr add 10.98.0.2/24 dev veth1
+ip -n ns1 link set veth1 up
+
+rdma link add rxe0 type rxe netdev veth0 || setup_fail "rdma link add rxe0 on veth0 failed"
+ip netns exec ns1 rdma link add vrnic0 type vrnic netdev veth1 ||
+	setup_fail "rdma link add vrnic0 on veth1 in ns1 failed"
+rdma link show
+gid_rxe=$(wait_gid rxe0) || setup_fail "rxe0 has no IPv4 RoCE v2 GID"
+gid_vrnic=$(wait_gid vrnic0) || setup_fail "vrnic0 has no IPv4 RoCE v2 GID"
+echo "rxe0 gid index $gid_rxe, vrnic0 gid index $gid_vrnic"
+# IP first: a failure here is the network, not RDMA.
+ping -c 2 -W 2 10.98.0.2 || setup_fail "no IP between init_net and ns1 over the veth pair"
+"$bin" --list-devices
+
+# Tests that need parts of vrnic not written yet: vrnic takes part in both
+# directions.
+pending=$(grep -v '^#' "$lists/vrnic-pending.txt" | paste -sd: || true)
+
+# run_dir NAME DEVICE PEER RXE_ROLE: one direction; RXE_ROLE is requester or
+# responder.  A failed run sets status.
+status=0
+run_dir() {
+	local name=$1 dev=$2 peer=$3 role=$4 rc=0 t why neg=""
+	local prefix="interop-conformance/$name/$VRNIC_KERNEL"
+	local json="$VRNIC_OUT/interop-conformance-$name.json"
+	local filter=${GTEST_FILTER:-*}
+
+	# rxe's deviations from the spec: those that show in rxe's role here.
+	while read -r t why; do
+		case "$why" in
+		"[requester]"*) [ "$role" = requester ] || continue ;;
+		"[responder]"*) [ "$role" = responder ] || continue ;;
+		esac
+		neg="$neg${neg:+:}$t"
+		tb_result "$prefix/$t" SKIP "rxe deviation: $why"
+	done <<<"$(grep -v '^#' "$lists/rxe-deviations.txt")"
+	if [ -n "$pending" ]; then
+		"$bin" --gtest_list_tests --gtest_filter="$pending${neg:+-$neg}" |
+		awk '/^[^ ]/ { suite = $1 } /^  / { print suite $1 }' |
+		while read -r t; do
+			tb_result "$prefix/$t" SKIP "vrnic: listed in vrnic-pending.txt"
+		done
+		neg="$neg${neg:+:}$pending"
+	fi
+	[ -n "$neg" ] && filter="$filter-$neg"
+
+	echo "== interop-conformance $name: --device $dev --peer-device $peer"
+	"$bin" --device "$dev" --peer-device "$peer" --timeout-ms "$timeout_ms" \
+		--gtest_output="json:$json" --gtest_filter="$filter" || rc=$?
+	echo "== interop-conformance $name: exit $rc"
+	[ "$rc" -eq 0 ] || status=1
+	if [ -f "$json" ]; then
+		python3 tools/testbed/gtest-results.py "$json" "$prefix" \
+			>>"$VRNIC_OUT/results.txt"
+	else
+		tb_result "$prefix" FAIL "no report (exit $rc)"
+	fi
+}
+
+run_dir vrnic-rxe vrnic0 rxe0 responder
+run_dir rxe-vrnic rxe0 vrnic0 requester
+
+ip netns exec ns1 rdma link delete vrnic0
+rdma link delete rxe0
+modprobe -r rdma_rxe
+rmmod rdma_vrnic
+ip netns delete ns1
+ip link delete veth0 2>/dev/null || true
+exit $status
