@@ -302,6 +302,7 @@ void vrnic_comp_rx(struct vrnic_qp *qp, struct sk_buff *skb)
 	u8 syndrome = aeth ? vrnic_aeth_syndrome(aeth) : VRNIC_AETH_ACK;
 	bool progress = false;
 	u32 cons_before = vrnic_queue_consumer(&qp->sq.queue);
+	u32 una_before = qp->comp.una;
 
 	if (qp->ibqp.qp_type != IB_QPT_RC)
 		goto out;
@@ -328,7 +329,12 @@ void vrnic_comp_rx(struct vrnic_qp *qp, struct sk_buff *skb)
 			qp->comp.rnr_retry = qp->attr.rnr_retry;
 	}
 	vrnic_comp_retire(qp);
-	if (vrnic_queue_consumer(&qp->sq.queue) != cons_before &&
+	/*
+	 * Restart the retransmit timer on progress (a WQE retired, or PSNs
+	 * newly acknowledged, as in a long SEND) while anything is left.
+	 */
+	if ((vrnic_queue_consumer(&qp->sq.queue) != cons_before ||
+	     qp->comp.una != una_before) &&
 	    vrnic_queue_consumer(&qp->sq.queue) != vrnic_comp_end(qp))
 		vrnic_comp_arm(qp);
 out:

@@ -10,6 +10,8 @@
 #include <rdma/ib_mad.h>
 #include <rdma/uverbs_ioctl.h>
 
+#include <linux/sched/clock.h>
+
 #include "vrnic.h"
 #include "vrnic_net.h"
 #include "vrnic_opcode.h"
@@ -22,6 +24,7 @@
 #define VRNIC_WORK_ROUNDS	64
 #define VRNIC_WORK_PKTS		32
 #define VRNIC_DOORBELL_ROUNDS	2	/* in the poster's system call */
+#define VRNIC_ACK_MODERATION_NS	(100 * NSEC_PER_USEC)
 
 static const char * const vrnic_qp_state_names[] = {
 	[IB_QPS_RESET]	= "RESET",
@@ -207,10 +210,30 @@ void vrnic_qp_schedule(struct vrnic_qp *qp)
 		vrnic_qp_put(qp);
 }
 
-/* Queue a validated packet for the QP's engines.  Context: softirq. */
+static bool vrnic_qp_run(struct vrnic_qp *qp, unsigned int rounds,
+			 bool defer_ack);
+
+/*
+ * Queue a validated packet for the QP's engines.  Context: softirq (the
+ * netdev's receive), or a task with BHs off (delivery to our own address).
+ *
+ * Like a NIC driver's NAPI poll, the receive softirq takes a lone packet
+ * through the engines itself, for one bounded round: that saves a worker
+ * wakeup per message for latency-bound traffic.  Anything more (a queue
+ * building up, a READ request whose responses may be many) goes to the
+ * QP's work, as does everything in task context.
+ */
 void vrnic_qp_rx(struct vrnic_qp *qp, struct sk_buff *skb)
 {
+	bool inline_ok = in_serving_softirq() &&
+			 !(vrnic_pkt(skb)->flags & VRNIC_OPF_READ);
+
 	skb_queue_tail(&qp->rx, skb);
+	if (inline_ok && skb_queue_len(&qp->rx) == 1) {
+		if (vrnic_qp_run(qp, 1, true))
+			vrnic_qp_schedule(qp);
+		return;
+	}
 	vrnic_qp_schedule(qp);
 }
 
@@ -224,10 +247,13 @@ void vrnic_qp_complete(struct vrnic_qp *qp, struct vrnic_cq *cq,
 
 /*
  * The QP's engines: completer and responder for queued packets, then the
- * requester, for at most @rounds rounds.  Return: true if there is more
- * to do.
+ * requester, for at most @rounds rounds.  @defer_ack leaves a coalesced
+ * ACK to the work (the receive softirq's lone packets: the work, woken
+ * once, answers all that arrived meanwhile).  Return: true if there is
+ * more to do.
  */
-static bool vrnic_qp_engines(struct vrnic_qp *qp, unsigned int rounds)
+static bool vrnic_qp_engines(struct vrnic_qp *qp, unsigned int rounds,
+			     bool defer_ack)
 {
 	unsigned int round, n;
 	struct sk_buff *skb;
@@ -253,8 +279,14 @@ static bool vrnic_qp_engines(struct vrnic_qp *qp, unsigned int rounds)
 				vrnic_comp_rx(qp, skb);
 			busy = true;
 		}
-		/* One ACK for the batch (coalescing, IBA 9.7.5.1.1). */
-		vrnic_resp_flush_ack(qp);
+		/*
+		 * One ACK for the batch (coalescing, IBA 9.7.5.1.1).  A lone
+		 * packet is answered at once unless ACKs went out recently:
+		 * adaptive moderation, as NICs do with interrupts.
+		 */
+		if (!defer_ack ||
+		    local_clock() - qp->resp.ack_ns > VRNIC_ACK_MODERATION_NS)
+			vrnic_resp_flush_ack(qp);
 		if (xchg(&qp->timed_out, false))
 			vrnic_comp_timeout(qp);
 		if (vrnic_req_run(qp, VRNIC_WORK_PKTS))
@@ -262,7 +294,7 @@ static bool vrnic_qp_engines(struct vrnic_qp *qp, unsigned int rounds)
 		if (!busy)
 			break;
 	}
-	return busy;
+	return busy || qp->resp.ack_pending;
 }
 
 /*
@@ -272,7 +304,8 @@ static bool vrnic_qp_engines(struct vrnic_qp *qp, unsigned int rounds)
  * request is lost).  The engines of a QP never run concurrently.
  * Return: true if work remains; the caller schedules the QP's work.
  */
-static bool vrnic_qp_run(struct vrnic_qp *qp, unsigned int rounds)
+static bool vrnic_qp_run(struct vrnic_qp *qp, unsigned int rounds,
+			 bool defer_ack)
 {
 	bool busy = false;
 
@@ -281,7 +314,7 @@ static bool vrnic_qp_run(struct vrnic_qp *qp, unsigned int rounds)
 	while (test_bit(VRNIC_QP_AGAIN, &qp->engine) &&
 	       !test_and_set_bit_lock(VRNIC_QP_RUNNING, &qp->engine)) {
 		clear_bit(VRNIC_QP_AGAIN, &qp->engine);
-		busy = vrnic_qp_engines(qp, rounds);
+		busy = vrnic_qp_engines(qp, rounds, defer_ack);
 		clear_bit_unlock(VRNIC_QP_RUNNING, &qp->engine);
 		smp_mb__after_atomic();
 		if (busy)
@@ -298,7 +331,7 @@ static void vrnic_qp_work(struct work_struct *work)
 {
 	struct vrnic_qp *qp = container_of(work, struct vrnic_qp, work);
 
-	if (vrnic_qp_run(qp, VRNIC_WORK_ROUNDS))
+	if (vrnic_qp_run(qp, VRNIC_WORK_ROUNDS, false))
 		vrnic_qp_schedule(qp);
 	vrnic_qp_put(qp);
 }
@@ -788,7 +821,7 @@ static void vrnic_qp_doorbell(struct vrnic_qp *qp)
 	 * Kernel consumers may post from any context; they get the work.
 	 */
 	if (qp->is_user) {
-		if (vrnic_qp_run(qp, VRNIC_DOORBELL_ROUNDS))
+		if (vrnic_qp_run(qp, VRNIC_DOORBELL_ROUNDS, false))
 			vrnic_qp_schedule(qp);
 		return;
 	}

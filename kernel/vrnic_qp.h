@@ -176,6 +176,7 @@ struct vrnic_qp {
 		bool		ack_pending;	/* coalesced ACK of @ack_psn */
 		u32		ack_psn;
 		u32		acked_psn;	/* PSN of the last ACK sent */
+		u64		ack_ns;		/* local_clock() when it went */
 	} resp;
 };
 

@@ -10,6 +10,7 @@
 
 #include <linux/ip.h>
 #include <linux/ipv6.h>
+#include <linux/sched/clock.h>
 
 #include "vrnic.h"
 #include "vrnic_hdr.h"
@@ -65,6 +66,7 @@ void vrnic_resp_flush_ack(struct vrnic_qp *qp)
 		return;
 	qp->resp.ack_pending = false;
 	qp->resp.acked_psn = qp->resp.ack_psn;
+	qp->resp.ack_ns = local_clock();
 	vrnic_resp_ack_now(qp, VRNIC_AETH_ACK | VRNIC_AETH_CREDITS_INVALID,
 			   qp->resp.ack_psn);
 }
@@ -508,9 +510,13 @@ static void vrnic_resp_duplicate(struct vrnic_qp *qp, struct sk_buff *skb)
 		}
 		return;		/* too old to replay: the requester times out */
 	}
-	/* SEND or WRITE: acknowledge what we have, execute nothing. */
-	vrnic_resp_send_ack(qp, VRNIC_AETH_ACK | VRNIC_AETH_CREDITS_INVALID,
-			    vrnic_psn_sub(qp->resp.epsn, 1));
+	/*
+	 * SEND or WRITE: acknowledge what we have, execute nothing.  A
+	 * go-back-N resend brings a run of these: one coalesced ACK answers
+	 * the run.
+	 */
+	qp->resp.ack_pending = true;
+	qp->resp.ack_psn = vrnic_psn_sub(qp->resp.epsn, 1);
 }
 
 /**
