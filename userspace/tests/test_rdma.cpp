@@ -407,6 +407,17 @@ protected:
 					   "batch of ATOMIC_WRITE WRs");
 	}
 
+	/* Every word but the target still holds the guard pattern. */
+	static void expect_neighbours_untouched(const Mr &mr)
+	{
+		EXPECT_TRUE(matches_pattern(mr.data(), kWord * 8, kGuardSeed, 0))
+			<< "words before the target changed";
+		EXPECT_TRUE(matches_pattern(mr.data() + (kWord + 1) * 8,
+					    (kWords - kWord - 1) * 8, kGuardSeed,
+					    (kWord + 1) * 8))
+			<< "words after the target changed";
+	}
+
 	void expect_qp_error(const char *what) const
 	{
 		ibv_qp_state s = wait_qp_state(*a_.qp, IBV_QPS_ERR,
@@ -438,12 +449,7 @@ TEST_F(AtomicWriteTest, PlacesEightBytesInOrder)
 	EXPECT_EQ(wc.qp_num, a_.qp->num());
 	EXPECT_TRUE(matches_pattern(mr->data() + kWord * 8, 8, 0xa1))
 		<< "the target word holds the 8 bytes written";
-	EXPECT_TRUE(matches_pattern(mr->data(), kWord * 8, kGuardSeed, 0))
-		<< "words before the target changed";
-	EXPECT_TRUE(matches_pattern(mr->data() + (kWord + 1) * 8,
-				    (kWords - kWord - 1) * 8, kGuardSeed,
-				    (kWord + 1) * 8))
-		<< "words after the target changed";
+	expect_neighbours_untouched(*mr);
 	/* Like a WRITE it consumes no receive and makes no responder CQE. */
 	auto extra = try_poll(*b_.recv_cq, 0ms);
 	EXPECT_FALSE(extra) << "unexpected " << describe(*extra);
@@ -459,10 +465,7 @@ TEST_F(AtomicWriteTest, PlacesEightBytesInOrder)
 	EXPECT_TRUE(wc_ok(wcs[1], IBV_WC_ATOMIC_WRITE, 3));
 	EXPECT_TRUE(matches_pattern(mr->data() + kWord * 8, 8, 0xa3))
 		<< "the later ATOMIC_WRITE is the one that stays";
-	EXPECT_TRUE(matches_pattern(mr->data(), kWord * 8, kGuardSeed, 0));
-	EXPECT_TRUE(matches_pattern(mr->data() + (kWord + 1) * 8,
-				    (kWords - kWord - 1) * 8, kGuardSeed,
-				    (kWord + 1) * 8));
+	expect_neighbours_untouched(*mr);
 }
 
 TEST_F(AtomicWriteTest, MisalignedIsRemoteInvalidRequest)
