@@ -64,8 +64,7 @@ int vrnic_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		return err;
 
 	if (user) {
-		err = vrnic_queue_mmap_info(&cq->queue, &rdma_udata_to_drv_context(udata,
-				struct vrnic_ucontext, ibuc)->ibuc, &resp.mi);
+		err = vrnic_queue_mmap_info(&cq->queue, vrnic_udata_uctx(udata), &resp.mi);
 		if (!err)
 			err = ib_copy_to_udata(udata, &resp, sizeof(resp));
 		if (err)
@@ -116,8 +115,7 @@ int vrnic_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	if (err)
 		return err;
 	if (udata) {
-		err = vrnic_queue_mmap_info(&new, &rdma_udata_to_drv_context(udata,
-				struct vrnic_ucontext, ibuc)->ibuc, &resp.mi);
+		err = vrnic_queue_mmap_info(&new, vrnic_udata_uctx(udata), &resp.mi);
 		if (err) {
 			vrnic_queue_cleanup(&new);
 			return err;

@@ -2,14 +2,16 @@
 /*
  * vrnic: the RoCEv2 invariant CRC over a linear buffer or an skb.
  *
- * Plain crc32_le() with a preset register reproduces what rdma_rxe gets from
- * the "crc32" shash (it also seeds the shash state directly), without a
- * crypto transform to allocate per device.  See vrnic_icrc.h for what the
- * CRC covers and its byte order on the wire.
+ * The CRC is the kernel's "crc32" shash seeded with a preset register, as
+ * rdma_rxe computes it, so the platform's accelerated implementation
+ * (crc32-pclmul on x86) does the work; one transform serves every device,
+ * and plain crc32_le() gives the same result where there is none.  See
+ * vrnic_icrc.h for what the CRC covers and its byte order on the wire.
  *
  * Copyright (c) 2026 The vrnic authors
  */
 
+#include <crypto/hash.h>
 #include <linux/crc32.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
@@ -25,6 +27,48 @@
 
 /* The headers with variant fields: IP (IPv6 is the longer), UDP and BTH. */
 #define MASKED_MAX	(sizeof(struct ipv6hdr) + UDP_BYTES + VRNIC_BTH_BYTES)
+
+static struct crypto_shash *vrnic_crc_tfm;
+
+/**
+ * vrnic_icrc_init() - take the "crc32" shash for every device's ICRC
+ *
+ * Without one (no crypto API crc32 in this kernel), crc32_le() is used.
+ */
+void vrnic_icrc_init(void)
+{
+	struct crypto_shash *tfm = crypto_alloc_shash("crc32", 0, 0);
+
+	if (IS_ERR(tfm)) {
+		pr_info("vrnic: no crc32 shash (%ld), ICRC by crc32_le()\n",
+			PTR_ERR(tfm));
+		return;
+	}
+	vrnic_crc_tfm = tfm;
+}
+
+void vrnic_icrc_exit(void)
+{
+	crypto_free_shash(vrnic_crc_tfm);
+	vrnic_crc_tfm = NULL;
+}
+
+/* crc32_le() of @len bytes from register @crc, by the shash if there is one. */
+static u32 vrnic_crc32(u32 crc, const void *p, unsigned int len)
+{
+	SHASH_DESC_ON_STACK(desc, vrnic_crc_tfm);
+
+	if (!vrnic_crc_tfm)
+		return crc32_le(crc, p, len);
+	desc->tfm = vrnic_crc_tfm;
+	/* The crc32 shashes keep the register, unfinalised, in their context. */
+	*(u32 *)shash_desc_ctx(desc) = crc;
+	if (crypto_shash_update(desc, p, len))
+		return crc32_le(crc, p, len);
+	crc = *(u32 *)shash_desc_ctx(desc);
+	shash_desc_zero(desc);
+	return crc;
+}
 
 /* What the BTH's resv8a byte and the other variant fields are set to. */
 #define VARIANT		0xff
@@ -114,7 +158,7 @@ static u32 vrnic_icrc_masked(const u8 *iph, unsigned int iplen,
 	/* resv8a: FECN/BECN on InfiniBand, changed by switches. */
 	b[offsetof(struct vrnic_bth, qpn)] = VARIANT;
 
-	return crc32_le(VRNIC_ICRC_SEED, buf, iplen + UDP_BYTES + VRNIC_BTH_BYTES);
+	return vrnic_crc32(VRNIC_ICRC_SEED, buf, iplen + UDP_BYTES + VRNIC_BTH_BYTES);
 }
 
 /**
@@ -145,8 +189,8 @@ int vrnic_icrc_compute(const void *iph, unsigned int len, u32 *icrc)
 	bth = iplen + UDP_BYTES;
 	end = iplen + udplen - VRNIC_ICRC_BYTES;
 	crc = vrnic_icrc_masked(p, iplen, p + bth);
-	crc = crc32_le(crc, p + bth + VRNIC_BTH_BYTES,
-		       end - bth - VRNIC_BTH_BYTES);
+	crc = vrnic_crc32(crc, p + bth + VRNIC_BTH_BYTES,
+			  end - bth - VRNIC_BTH_BYTES);
 	*icrc = ~crc;
 	return 0;
 }
@@ -199,7 +243,7 @@ static int vrnic_icrc_skb_off(struct sk_buff *skb, u32 *icrc, int *icrc_off)
 			break;
 		/* A block may run past the upper offset: clamp it. */
 		n = min(n, todo - done);
-		crc = crc32_le(crc, data, n);
+		crc = vrnic_crc32(crc, data, n);
 		done += n;
 	}
 	skb_abort_seq_read(&st);

@@ -38,6 +38,8 @@ struct sk_buff;
  */
 #define VRNIC_ICRC_SEED		0xdebb20e3U
 
+void vrnic_icrc_init(void);
+void vrnic_icrc_exit(void);
 int vrnic_icrc_compute(const void *iph, unsigned int len, u32 *icrc);
 int vrnic_icrc_skb(struct sk_buff *skb, u32 *icrc);
 int vrnic_icrc_generate(struct sk_buff *skb);

@@ -18,6 +18,7 @@
 #include <rdma/rdma_netlink.h>
 
 #include "vrnic.h"
+#include "vrnic_icrc.h"
 #include "vrnic_net.h"
 
 struct workqueue_struct *vrnic_wq;
@@ -189,6 +190,7 @@ static int __init vrnic_init(void)
 	vrnic_wq = alloc_workqueue("vrnic", WQ_UNBOUND | WQ_HIGHPRI | WQ_MEM_RECLAIM, 0);
 	if (!vrnic_wq)
 		return -ENOMEM;
+	vrnic_icrc_init();
 	err = vrnic_net_init();
 	if (err)
 		goto err_wq;
@@ -201,6 +203,7 @@ static int __init vrnic_init(void)
 err_net:
 	vrnic_net_exit();
 err_wq:
+	vrnic_icrc_exit();
 	destroy_workqueue(vrnic_wq);
 	return err;
 }
@@ -234,6 +237,7 @@ static void __exit vrnic_exit(void)
 			msleep(20);
 	}
 	vrnic_net_exit();
+	vrnic_icrc_exit();
 	destroy_workqueue(vrnic_wq);
 }
 

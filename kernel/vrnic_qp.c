@@ -310,12 +310,14 @@ static bool vrnic_qp_run(struct vrnic_qp *qp, unsigned int rounds,
 	bool busy = false;
 
 	set_bit(VRNIC_QP_AGAIN, &qp->engine);
+	/* AGAIN is visible before RUNNING is tried: pairs with the one below. */
 	smp_mb__after_atomic();
 	while (test_bit(VRNIC_QP_AGAIN, &qp->engine) &&
 	       !test_and_set_bit_lock(VRNIC_QP_RUNNING, &qp->engine)) {
 		clear_bit(VRNIC_QP_AGAIN, &qp->engine);
 		busy = vrnic_qp_engines(qp, rounds, defer_ack);
 		clear_bit_unlock(VRNIC_QP_RUNNING, &qp->engine);
+		/* RUNNING is clear before AGAIN is looked at: pairs with above. */
 		smp_mb__after_atomic();
 		if (busy)
 			break;
@@ -448,8 +450,7 @@ int vrnic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (udata) {
 		if (udata->outlen < sizeof(resp))
 			return -EINVAL;
-		uctx = &rdma_udata_to_drv_context(udata, struct vrnic_ucontext,
-						  ibuc)->ibuc;
+		uctx = vrnic_udata_uctx(udata);
 	}
 
 	refcount_set(&qp->users, 1);

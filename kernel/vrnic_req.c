@@ -337,28 +337,31 @@ static u32 vrnic_req_read_pkts(struct vrnic_qp *qp, const struct vrnic_swqe *w)
 	return max_t(u32, DIV_ROUND_UP(len, qp->mtu), 1);
 }
 
+/*
+ * The address vector of a packet of @w: the QP's, or for UD a copy of the
+ * AH's that the WQE names, taken under the AH table's lock so that a
+ * process destroying the AH meanwhile cannot free it under us; the copy
+ * holds its source GID attribute until the caller's rdma_destroy_ah_attr().
+ * Return: the vector, or NULL if the WQE names no AH of the QP's PD.
+ */
 static const struct rdma_ah_attr *vrnic_req_av(struct vrnic_qp *qp,
 					       const struct vrnic_swqe *w,
-					       struct vrnic_ah **ahp)
+					       struct rdma_ah_attr *copy)
 {
 	struct vrnic_dev *vdev = to_vdev(qp->ibqp.device);
 	struct vrnic_ah *ah;
+	unsigned long flags;
 
-	*ahp = NULL;
 	if (qp->ibqp.qp_type != IB_QPT_UD && qp->ibqp.qp_type != IB_QPT_GSI)
 		return &qp->attr.ah_attr;
-	rcu_read_lock();
+	xa_lock_irqsave(&vdev->ahs, flags);
 	ah = xa_load(&vdev->ahs, w->ah_num);
-	if (ah && ah->ibah.pd != qp->ibqp.pd)
+	if (ah && ah->ibah.pd == qp->ibqp.pd)
+		rdma_copy_ah_attr(copy, &ah->attr);
+	else
 		ah = NULL;
-	rcu_read_unlock();
-	/*
-	 * The AH cannot go away under us: the core holds it for kernel WRs and
-	 * librxe destroys an AH only after its WRs completed.  TODO: reference
-	 * AHs from in-flight WQEs before hostile processes are let in.
-	 */
-	*ahp = ah;
-	return ah ? &ah->attr : NULL;
+	xa_unlock_irqrestore(&vdev->ahs, flags);
+	return ah ? copy : NULL;
 }
 
 /*
@@ -374,7 +377,8 @@ static int vrnic_req_one(struct vrnic_qp *qp)
 	u32 psn = qp->req.psn, dst_qpn;
 	bool rc = qp->ibqp.qp_type == IB_QPT_RC;
 	struct sk_buff *skb;
-	struct vrnic_ah *ah;
+	struct rdma_ah_attr ud_av = {};
+	int ret = 1;
 	u8 opcode;
 	void *hdr;
 	int err;
@@ -441,7 +445,7 @@ static int vrnic_req_one(struct vrnic_qp *qp)
 		w->last_psn = vrnic_psn_add(psn, vrnic_req_npkts(qp, w) - 1);
 	}
 
-	av = vrnic_req_av(qp, w, &ah);
+	av = vrnic_req_av(qp, w, &ud_av);
 	if (!av) {
 		vrnic_req_finish(qp, w, IB_WC_LOC_QP_OP_ERR);
 		return -EINVAL;
@@ -457,8 +461,10 @@ static int vrnic_req_one(struct vrnic_qp *qp)
 
 		skb = vrnic_pkt_build(qp, VRNIC_OP_RC_RDMA_READ_REQUEST, psn,
 				      dst_qpn, 0, true, false);
-		if (!skb)
-			return -ENOMEM;
+		if (!skb) {
+			ret = -ENOMEM;
+			goto out;
+		}
 		vrnic_reth_set(vrnic_hdr_at(skb->data, VRNIC_HDR_RETH),
 			       w->remote_addr + off, w->rkey, end - off);
 		if (off == 0)
@@ -477,8 +483,10 @@ static int vrnic_req_one(struct vrnic_qp *qp)
 		opcode = w->opcode == IB_WR_ATOMIC_CMP_AND_SWP ?
 			 VRNIC_OP_RC_COMPARE_SWAP : VRNIC_OP_RC_FETCH_ADD;
 		skb = vrnic_pkt_build(qp, opcode, psn, dst_qpn, 0, true, false);
-		if (!skb)
-			return -ENOMEM;
+		if (!skb) {
+			ret = -ENOMEM;
+			goto out;
+		}
 		vrnic_atmeth_set(vrnic_hdr_at(skb->data, VRNIC_HDR_ATMETH),
 				 w->remote_addr, w->rkey,
 				 w->opcode == IB_WR_ATOMIC_CMP_AND_SWP ? w->swap :
@@ -493,15 +501,16 @@ static int vrnic_req_one(struct vrnic_qp *qp)
 		u32 paylen = min(w->length - qp->req.offset, qp->mtu);
 		bool first = qp->req.offset == 0;
 		bool last = qp->req.offset + paylen == w->length;
-
-		bool ackreq = rc && (last || (qp->req.offset / qp->mtu) %
-					       VRNIC_ACKREQ_PKTS == VRNIC_ACKREQ_PKTS - 1);
+		u32 nth = qp->req.offset / qp->mtu + 1;	/* of the message */
+		bool ackreq = rc && (last || nth % VRNIC_ACKREQ_PKTS == 0);
 
 		opcode = vrnic_req_opcode(qp, w, first, last);
 		skb = vrnic_pkt_build(qp, opcode, psn, dst_qpn, paylen, ackreq,
 				      last && (w->send_flags & IB_SEND_SOLICITED));
-		if (!skb)
-			return -ENOMEM;
+		if (!skb) {
+			ret = -ENOMEM;
+			goto out;
+		}
 		hdr = vrnic_hdr_at(skb->data, VRNIC_HDR_RETH);
 		if (hdr)
 			vrnic_reth_set(hdr, w->remote_addr, w->rkey, w->length);
@@ -526,7 +535,8 @@ static int vrnic_req_one(struct vrnic_qp *qp)
 		if (err) {
 			kfree_skb(skb);
 			vrnic_req_finish(qp, w, IB_WC_LOC_PROT_ERR);
-			return -EINVAL;
+			ret = -EINVAL;
+			goto out;
 		}
 		qp->req.psn = vrnic_psn_next(psn);
 		qp->req.offset += paylen;
@@ -545,7 +555,10 @@ static int vrnic_req_one(struct vrnic_qp *qp)
 	vrnic_pkt_send(qp, skb, av, dst_qpn);
 	if (rc && !timer_pending(&qp->timer))
 		vrnic_comp_arm(qp);
-	return 1;
+out:
+	if (av == &ud_av)
+		rdma_destroy_ah_attr(&ud_av);
+	return ret;
 }
 
 /**

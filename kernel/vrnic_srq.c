@@ -65,8 +65,7 @@ int vrnic_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		goto err_queue;
 
 	if (udata) {
-		err = vrnic_queue_mmap_info(&srq->queue, &rdma_udata_to_drv_context(udata,
-				struct vrnic_ucontext, ibuc)->ibuc, &resp.mi);
+		err = vrnic_queue_mmap_info(&srq->queue, vrnic_udata_uctx(udata), &resp.mi);
 		if (err)
 			goto err_num;
 		resp.srq_num = srq->num;

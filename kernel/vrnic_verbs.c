@@ -121,8 +121,7 @@ static int vrnic_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	struct rdma_ah_attr *attr = init->ah_attr;
 	struct vrnic_ah *ah = to_vah(ibah);
 	struct rxe_create_ah_resp resp = {};
-	gfp_t gfp = (init->flags & RDMA_CREATE_AH_SLEEPABLE) ? GFP_KERNEL :
-							      GFP_ATOMIC;
+	unsigned long flags;
 	int err;
 
 	/* RoCE: every AH carries a GRH with a resolved source GID. */
@@ -131,19 +130,29 @@ static int vrnic_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	if (rdma_ah_get_port_num(attr) != VRNIC_PORT)
 		return -EINVAL;
 
-	err = xa_alloc_cyclic(&vdev->ahs, &ah->num, ah,
-			      XA_LIMIT(1, VRNIC_MAX_AH), &vdev->next_ah, gfp);
-	if (err < 0)
-		return err;
+	/*
+	 * The requester copies an AH's vector under the table's lock, from
+	 * any context (vrnic_req_av()), so that lock is taken with IRQs off
+	 * and never dropped to allocate.
+	 */
 	rdma_copy_ah_attr(&ah->attr, attr);
+	xa_lock_irqsave(&vdev->ahs, flags);
+	err = __xa_alloc_cyclic(&vdev->ahs, &ah->num, ah,
+				XA_LIMIT(1, VRNIC_MAX_AH), &vdev->next_ah,
+				GFP_ATOMIC);
+	xa_unlock_irqrestore(&vdev->ahs, flags);
+	if (err < 0) {
+		rdma_destroy_ah_attr(&ah->attr);
+		return err;
+	}
 
 	/* librxe names the AH by number in UD WQEs; older ones do not ask. */
 	if (udata && udata->outlen >= sizeof(resp)) {
 		resp.ah_num = ah->num;
 		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
 		if (err) {
+			xa_erase_irq(&vdev->ahs, ah->num);
 			rdma_destroy_ah_attr(&ah->attr);
-			xa_erase(&vdev->ahs, ah->num);
 			return err;
 		}
 	}
@@ -164,8 +173,12 @@ static int vrnic_destroy_ah(struct ib_ah *ibah, u32 flags)
 {
 	struct vrnic_dev *vdev = to_vdev(ibah->device);
 	struct vrnic_ah *ah = to_vah(ibah);
+	unsigned long irqflags;
 
-	xa_erase(&vdev->ahs, ah->num);
+	/* Once out of the table, no requester holds it (vrnic_req_av()). */
+	xa_lock_irqsave(&vdev->ahs, irqflags);
+	__xa_erase(&vdev->ahs, ah->num);
+	xa_unlock_irqrestore(&vdev->ahs, irqflags);
 	rdma_destroy_ah_attr(&ah->attr);
 	atomic_dec(&vdev->num_ah);
 	return 0;
@@ -291,7 +304,7 @@ int vrnic_register(struct vrnic_dev *vdev, const char *name)
 
 	xa_init_flags(&vdev->qps, XA_FLAGS_ALLOC);
 	xa_init_flags(&vdev->srqs, XA_FLAGS_ALLOC);
-	xa_init_flags(&vdev->ahs, XA_FLAGS_ALLOC1);
+	xa_init_flags(&vdev->ahs, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&vdev->mrs, XA_FLAGS_ALLOC1);
 	vdev->dma_dev = vrnic_find_dma_dev(vdev->ndev);
 	vrnic_init_attr(vdev);

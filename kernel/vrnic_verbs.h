@@ -10,12 +10,20 @@
 
 #include <linux/spinlock.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/uverbs_ioctl.h>
 
 #include "vrnic_queue.h"
 
 struct vrnic_ucontext {
 	struct ib_ucontext	ibuc;
 };
+
+/* The user context of a uverbs call, whose mmap entries a queue joins. */
+static inline struct ib_ucontext *vrnic_udata_uctx(struct ib_udata *udata)
+{
+	return &rdma_udata_to_drv_context(udata, struct vrnic_ucontext,
+					  ibuc)->ibuc;
+}
 
 struct vrnic_pd {
 	struct ib_pd		ibpd;
