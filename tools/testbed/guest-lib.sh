@@ -56,7 +56,9 @@ tb_check() {
 }
 
 # tb_rdma_dev DRIVER: create the RoCE device of DRIVER (rxe or vrnic) on eth0
-# and print its name.  vrnic's module comes from $VRNIC_KMOD.
+# and print its name.  vrnic's module comes from $VRNIC_KMOD (default: the
+# one `make` built in the repository's kernel/, for the stock kernel).
+: "${VRNIC_KMOD:=$VRNIC_REPO/kernel}"
 tb_rdma_dev() {
 	local drv=$1 name
 	tb_modprobe ib_core ib_uverbs rdma_ucm >&2
