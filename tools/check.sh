@@ -184,6 +184,9 @@ for fl in stock debug; do
 		guest "$fl/interop-rxe-vrnic" "${kenv[@]}" --topo two --timeout 600 \
 			--env VRNIC_DRIVER0=rxe --env VRNIC_DRIVER1=vrnic \
 			tools/testbed/tests/smoke.sh
+		# vrnic0 and vrnic1 in two namespaces joined by veth.
+		guest "$fl/netns" "${kenv[@]}" --topo one --timeout 300 \
+			tools/testbed/tests/netns.sh
 		# The conformance suite across the two drivers, both ways
 		# (rxe0 in init_net, vrnic0 in a namespace, joined by veth).
 		guest "$fl/interop-conformance" "${kenv[@]}" --tolerate rdma_rxe --topo one \
