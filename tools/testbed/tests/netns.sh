@@ -48,13 +48,23 @@ tb_check netns/gid-ipv6-ns1 wait_gid vrnic1 fd97:0000:0000:0000:0000:0000:0000:0
 tb_check netns/gid-not-foreign bash -c '! grep -qx 0000:0000:0000:0000:0000:ffff:0a61:0002 /sys/class/infiniband/vrnic0/ports/1/gids/*'
 tb_check netns/ip ip netns exec ns1 ping -c 2 -W 2 10.97.0.1
 
-# pair NAME SERVER-CMD CLIENT-CMD: the server in ns0 on vrnic0, the client
-# in ns1 on vrnic1 connecting to ns0's address (both bounded by $T).
+# pair NAME SERVER-CMD CLIENT-CMD [PORT]: the server in ns0 on vrnic0, the
+# client in ns1 on vrnic1 connecting to ns0's address once the server
+# listens on TCP PORT (default 18515; - for rdma_cm: wait 2 s); both are
+# bounded by $T.
 pair() {
-	local name=$1 srv=$2 cli=$3 rc=0 src=0 log=$VRNIC_OUT/${1//\//_}
+	local name=$1 srv=$2 cli=$3 port=${4:-18515} rc=0 src=0 i
+	local log=$VRNIC_OUT/${1//\//_}
 	ip netns exec ns0 timeout "$T" $srv >"$log.server.log" 2>&1 &
 	local pid=$!
-	sleep 2
+	if [ "$port" = - ]; then
+		sleep 2
+	else
+		for ((i = 0; i < T * 10; i++)); do
+			ip netns exec ns0 ss -Hltn "sport = :$port" | grep -q . && break
+			sleep 0.1
+		done
+	fi
 	ip netns exec ns1 timeout "$T" $cli >"$log.client.log" 2>&1 || rc=$?
 	wait $pid || src=$?
 	tail -n 3 "$log.client.log"
@@ -77,7 +87,7 @@ pair netns/ib_read_bw "ib_read_bw -d vrnic0 -x $g0 -F -n 200" \
 	"ib_read_bw -d vrnic1 -x $g1 -F -n 200 10.97.0.1"
 pair netns/ib_atomic_bw "ib_atomic_bw -d vrnic0 -x $g0 -F -n 200" \
 	"ib_atomic_bw -d vrnic1 -x $g1 -F -n 200 10.97.0.1"
-pair netns/rping "rping -s -a 10.97.0.1 -v -C 10" "rping -c -a 10.97.0.1 -v -C 10"
+pair netns/rping "rping -s -a 10.97.0.1 -v -C 10" "rping -c -a 10.97.0.1 -v -C 10" -
 
 # Not yet: moving a netdev to another namespace.  vrnic's notifier takes
 # the move's NETDEV_UNREGISTER for an unregistration and removes the
