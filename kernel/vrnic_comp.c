@@ -113,8 +113,7 @@ static void vrnic_comp_rewind(struct vrnic_qp *qp, u32 psn)
 			qp->req.offset = w->resp_bytes;
 			qp->req.psn = vrnic_psn_add(w->first_psn,
 						    w->resp_bytes / qp->mtu);
-		} else if (w->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
-			   w->opcode == IB_WR_ATOMIC_FETCH_AND_ADD ||
+		} else if (vrnic_wr_is_atomic(w->opcode) ||
 			   vrnic_psn_before(psn, w->first_psn)) {
 			qp->req.offset = 0;
 			qp->req.psn = w->first_psn;
@@ -152,10 +151,7 @@ static void vrnic_comp_ack_upto(struct vrnic_qp *qp, u32 psn)
 			continue;
 		if (vrnic_psn_after(w->last_psn, psn))
 			break;
-		/* A read or atomic completes only with its response. */
-		if (w->opcode == IB_WR_RDMA_READ ||
-		    w->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
-		    w->opcode == IB_WR_ATOMIC_FETCH_AND_ADD)
+		if (vrnic_wr_is_read_atomic(w->opcode))
 			break;
 		w->status = IB_WC_SUCCESS;
 		w->done = true;
@@ -238,9 +234,7 @@ static void vrnic_comp_response(struct vrnic_qp *qp, struct sk_buff *skb)
 		struct vrnic_atmack *ack = vrnic_pkt_hdr(skb, VRNIC_HDR_ATMACK);
 		u64 orig = vrnic_atmack_orig(ack);
 
-		if (pkt->psn != w->first_psn ||
-		    (w->opcode != IB_WR_ATOMIC_CMP_AND_SWP &&
-		     w->opcode != IB_WR_ATOMIC_FETCH_AND_ADD))
+		if (pkt->psn != w->first_psn || !vrnic_wr_is_atomic(w->opcode))
 			return;	/* stale or misplaced: the timer recovers */
 		if (vrnic_comp_scatter(qp, w, 0, &orig, sizeof(orig))) {
 			vrnic_comp_fail(qp, w, IB_WC_LOC_PROT_ERR);

@@ -185,6 +185,19 @@ enum {
 	VRNIC_QP_AGAIN,		/* they must go round again */
 };
 
+/* Compare-and-swap or fetch-and-add: one PSN, answered by an atomic ACK. */
+static inline bool vrnic_wr_is_atomic(u32 opcode)
+{
+	return opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/* A READ or an atomic: completes only with its response. */
+static inline bool vrnic_wr_is_read_atomic(u32 opcode)
+{
+	return opcode == IB_WR_RDMA_READ || vrnic_wr_is_atomic(opcode);
+}
+
 static inline struct vrnic_qp *to_vqp(struct ib_qp *qp)
 {
 	return container_of(qp, struct vrnic_qp, ibqp);

@@ -26,13 +26,6 @@
 /* Ask for an ACK at least this often within a long message. */
 #define VRNIC_ACKREQ_PKTS	16
 
-static bool vrnic_wr_is_read_atomic(u32 opcode)
-{
-	return opcode == IB_WR_RDMA_READ ||
-	       opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
-	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
-}
-
 static bool vrnic_wr_allowed(struct vrnic_qp *qp, u32 opcode)
 {
 	enum ib_qp_type type = qp->ibqp.qp_type;
@@ -315,8 +308,7 @@ static bool vrnic_req_rd_atomic_ok(struct vrnic_qp *qp, const struct vrnic_swqe 
 /* The PSNs a WQE takes: its packets, or a READ's response packets. */
 static u32 vrnic_req_npkts(struct vrnic_qp *qp, const struct vrnic_swqe *w)
 {
-	if (w->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
-	    w->opcode == IB_WR_ATOMIC_FETCH_AND_ADD)
+	if (vrnic_wr_is_atomic(w->opcode))
 		return 1;
 	return max_t(u32, DIV_ROUND_UP(w->length, qp->mtu), 1);
 }

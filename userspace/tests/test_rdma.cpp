@@ -418,6 +418,27 @@ protected:
 			<< "words after the target changed";
 	}
 
+	/*
+	 * One ATOMIC WRITE of 8 bytes of @seed at @offset into @mr is refused
+	 * with @status, the requester's QP goes to ERR, and @mr is unchanged.
+	 */
+	void expect_refused(const Mr &mr, uint64_t offset, uint8_t seed,
+			    ibv_wc_status status, const char *what) const
+	{
+		uint8_t value[8];
+
+		fill_pattern(value, 8, seed);
+		ibv_qp_ex *qpx = start();
+		atomic_write(qpx, 1, mr, offset, value);
+		complete(qpx);
+
+		ibv_wc wc = poll_one(*a_.send_cq, what);
+		EXPECT_TRUE(wc_status(wc, status, 1));
+		expect_qp_error(what);
+		EXPECT_TRUE(matches_pattern(mr.data(), mr.length(), kGuardSeed))
+			<< "a refused ATOMIC_WRITE changed the target";
+	}
+
 	void expect_qp_error(const char *what) const
 	{
 		ibv_qp_state s = wait_qp_state(*a_.qp, IBV_QPS_ERR,
@@ -471,19 +492,10 @@ TEST_F(AtomicWriteTest, PlacesEightBytesInOrder)
 TEST_F(AtomicWriteTest, MisalignedIsRemoteInvalidRequest)
 {
 	auto mr = target(kTargetAccess);
-	uint8_t value[8];
 
-	fill_pattern(value, 8, 0xa4);
 	/* Inside the MR, but 4 bytes off an 8-byte boundary. */
-	ibv_qp_ex *qpx = start();
-	atomic_write(qpx, 1, *mr, kWord * 8 + 4, value);
-	complete(qpx);
-
-	ibv_wc wc = poll_one(*a_.send_cq, "misaligned ATOMIC_WRITE");
-	EXPECT_TRUE(wc_status(wc, IBV_WC_REM_INV_REQ_ERR, 1));
-	expect_qp_error("a misaligned ATOMIC_WRITE");
-	EXPECT_TRUE(matches_pattern(mr->data(), mr->length(), kGuardSeed))
-		<< "a refused ATOMIC_WRITE changed the target";
+	expect_refused(*mr, kWord * 8 + 4, 0xa4, IBV_WC_REM_INV_REQ_ERR,
+		       "a misaligned ATOMIC_WRITE");
 }
 
 TEST_F(AtomicWriteTest, WithoutRemoteWriteIsRemoteAccessError)
@@ -491,18 +503,9 @@ TEST_F(AtomicWriteTest, WithoutRemoteWriteIsRemoteAccessError)
 	/* Every remote right except Remote Write. */
 	auto mr = target(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
 			 IBV_ACCESS_REMOTE_ATOMIC);
-	uint8_t value[8];
 
-	fill_pattern(value, 8, 0xa5);
-	ibv_qp_ex *qpx = start();
-	atomic_write(qpx, 1, *mr, kWord * 8, value);
-	complete(qpx);
-
-	ibv_wc wc = poll_one(*a_.send_cq, "ATOMIC_WRITE without Remote Write");
-	EXPECT_TRUE(wc_status(wc, IBV_WC_REM_ACCESS_ERR, 1));
-	expect_qp_error("an ATOMIC_WRITE without Remote Write");
-	EXPECT_TRUE(matches_pattern(mr->data(), mr->length(), kGuardSeed))
-		<< "a refused ATOMIC_WRITE changed the target";
+	expect_refused(*mr, kWord * 8, 0xa5, IBV_WC_REM_ACCESS_ERR,
+		       "an ATOMIC_WRITE without Remote Write");
 }
 
 } // namespace
