@@ -176,6 +176,51 @@ static void vrnic_comp_fail(struct vrnic_qp *qp, struct vrnic_swqe *w, int statu
 	w->done = true;
 }
 
+/* The PSN of the next response the READ or atomic @w waits for. */
+static u32 vrnic_comp_expect(struct vrnic_qp *qp, const struct vrnic_swqe *w)
+{
+	if (w->opcode == IB_WR_RDMA_READ)
+		return vrnic_psn_add(w->first_psn, w->resp_bytes / qp->mtu);
+	return w->first_psn;
+}
+
+/*
+ * A response for a PSN past what the oldest READ or atomic waits for: the
+ * one it waits for was lost (IBA 9.7.5.1.2, implied NAK).  Ask again at
+ * once, once per loss; what is still in flight behind the gap is dropped
+ * until the new responses arrive in order.
+ */
+static void vrnic_comp_lost_response(struct vrnic_qp *qp, u32 from)
+{
+	if (qp->comp.rewound)
+		return;
+	qp->comp.rewound = true;
+	vrnic_comp_rewind(qp, from);
+}
+
+/*
+ * The responder executed every request before @psn (an ACK, a NAK or a
+ * response says so).  SENDs and WRITEs before it are done; a READ or an
+ * atomic before it is done only with its response, so the oldest PSN not
+ * acknowledged stops there.  Returns that PSN: @psn, or earlier when a
+ * response was lost.
+ */
+static u32 vrnic_comp_acked_before(struct vrnic_qp *qp, u32 psn)
+{
+	struct vrnic_swqe *w;
+
+	vrnic_comp_ack_upto(qp, vrnic_psn_sub(psn, 1));
+	w = vrnic_comp_head(qp);
+	if (w && vrnic_wr_is_read_atomic(w->opcode)) {
+		u32 expect = vrnic_comp_expect(qp, w);
+
+		if (vrnic_psn_after(psn, expect))
+			psn = expect;
+	}
+	vrnic_comp_set_una(qp, psn);
+	return psn;
+}
+
 static void vrnic_comp_nak(struct vrnic_qp *qp, u8 syndrome, u32 psn)
 {
 	struct vrnic_dev *vdev = to_vdev(qp->ibqp.device);
@@ -198,8 +243,7 @@ static void vrnic_comp_nak(struct vrnic_qp *qp, u8 syndrome, u32 psn)
 	}
 
 	/* A NAK acknowledges everything before its PSN (IBA 9.7.5.1.2). */
-	vrnic_comp_ack_upto(qp, vrnic_psn_sub(psn, 1));
-	vrnic_comp_set_una(qp, psn);
+	psn = vrnic_comp_acked_before(qp, psn);
 	w = vrnic_comp_head(qp);
 	if (!w)
 		return;
@@ -221,53 +265,34 @@ static void vrnic_comp_nak(struct vrnic_qp *qp, u8 syndrome, u32 psn)
 	}
 }
 
-/* A read response or atomic acknowledge for the oldest outstanding WQE. */
-static void vrnic_comp_response(struct vrnic_qp *qp, struct sk_buff *skb)
+/* An atomic acknowledge for the atomic @w. */
+static void vrnic_comp_atomic_ack(struct vrnic_qp *qp, struct vrnic_swqe *w,
+				  struct sk_buff *skb)
+{
+	struct vrnic_atmack *ack = vrnic_pkt_hdr(skb, VRNIC_HDR_ATMACK);
+	u64 orig = vrnic_atmack_orig(ack);
+
+	if (vrnic_comp_scatter(qp, w, 0, &orig, sizeof(orig))) {
+		vrnic_comp_fail(qp, w, IB_WC_LOC_PROT_ERR);
+		return;
+	}
+	w->done = true;
+	vrnic_comp_set_una(qp, vrnic_psn_next(vrnic_pkt(skb)->psn));
+}
+
+/* A read response for the READ @w, in order. */
+static void vrnic_comp_read_resp(struct vrnic_qp *qp, struct vrnic_swqe *w,
+				 struct sk_buff *skb)
 {
 	struct vrnic_pkt *pkt = vrnic_pkt(skb);
-	struct vrnic_swqe *w = vrnic_comp_head(qp);
-	u32 expect, end, chunk;
+	u32 end = w->resp_bytes + pkt->paylen;
+	u32 chunk = vrnic_read_chunk(qp->mtu);
 
-	if (!w)
-		return;
-	if (pkt->flags & VRNIC_OPF_ATOMIC_ACK) {
-		struct vrnic_atmack *ack = vrnic_pkt_hdr(skb, VRNIC_HDR_ATMACK);
-		u64 orig = vrnic_atmack_orig(ack);
-
-		if (pkt->psn != w->first_psn || !vrnic_wr_is_atomic(w->opcode))
-			return;	/* stale or misplaced: the timer recovers */
-		if (vrnic_comp_scatter(qp, w, 0, &orig, sizeof(orig))) {
-			vrnic_comp_fail(qp, w, IB_WC_LOC_PROT_ERR);
-		} else {
-			w->done = true;
-			vrnic_comp_set_una(qp, vrnic_psn_next(pkt->psn));
-		}
-		return;
-	}
-
-	if (w->opcode != IB_WR_RDMA_READ)
-		return;
-	expect = vrnic_psn_add(w->first_psn, w->resp_bytes / qp->mtu);
-	if (pkt->psn != expect) {
-		/*
-		 * A response went missing: ask for the read again, once; the
-		 * responses still in flight behind the gap are dropped until
-		 * the re-read's arrive in order.
-		 */
-		if (vrnic_psn_after(pkt->psn, expect) && !qp->comp.read_rewound) {
-			qp->comp.read_rewound = true;
-			vrnic_comp_rewind(qp, w->first_psn);
-		}
-		return;
-	}
-	qp->comp.read_rewound = false;
 	/*
 	 * Each chunk request's responses end with a LAST (or ONLY) packet on
 	 * a chunk boundary or at the end of the READ; every other packet is
 	 * a full path MTU.
 	 */
-	end = w->resp_bytes + pkt->paylen;
-	chunk = vrnic_read_chunk(qp->mtu);
 	if (end > w->length ||
 	    ((pkt->flags & VRNIC_OPF_LAST) ?
 	     end != w->length && (pkt->paylen != qp->mtu || end % chunk) :
@@ -286,6 +311,34 @@ static void vrnic_comp_response(struct vrnic_qp *qp, struct sk_buff *skb)
 		w->done = true;
 }
 
+/* A read response or atomic acknowledge for the oldest outstanding WQE. */
+static void vrnic_comp_response(struct vrnic_qp *qp, struct sk_buff *skb)
+{
+	struct vrnic_pkt *pkt = vrnic_pkt(skb);
+	struct vrnic_swqe *w = vrnic_comp_head(qp);
+	bool atomic_ack = pkt->flags & VRNIC_OPF_ATOMIC_ACK;
+	u32 expect;
+
+	if (!w || !vrnic_wr_is_read_atomic(w->opcode))
+		return;		/* stale: a duplicate of one already taken */
+	expect = vrnic_comp_expect(qp, w);
+	if (pkt->psn != expect) {
+		if (vrnic_psn_after(pkt->psn, expect))
+			vrnic_comp_lost_response(qp, expect);
+		return;		/* before: a stale duplicate */
+	}
+	qp->comp.rewound = false;
+	/* The right PSN, the wrong kind of response: a broken responder. */
+	if (atomic_ack != vrnic_wr_is_atomic(w->opcode)) {
+		vrnic_comp_fail(qp, w, IB_WC_BAD_RESP_ERR);
+		return;
+	}
+	if (atomic_ack)
+		vrnic_comp_atomic_ack(qp, w, skb);
+	else
+		vrnic_comp_read_resp(qp, w, skb);
+}
+
 /**
  * vrnic_comp_rx - take one response packet (consumed)
  */
@@ -294,9 +347,9 @@ void vrnic_comp_rx(struct vrnic_qp *qp, struct sk_buff *skb)
 	struct vrnic_pkt *pkt = vrnic_pkt(skb);
 	struct vrnic_aeth *aeth = vrnic_pkt_hdr(skb, VRNIC_HDR_AETH);
 	u8 syndrome = aeth ? vrnic_aeth_syndrome(aeth) : VRNIC_AETH_ACK;
-	bool progress = false;
 	u32 cons_before = vrnic_queue_consumer(&qp->sq.queue);
 	u32 una_before = qp->comp.una;
+	bool progress;
 
 	if (qp->ibqp.qp_type != IB_QPT_RC)
 		goto out;
@@ -306,31 +359,33 @@ void vrnic_comp_rx(struct vrnic_qp *qp, struct sk_buff *skb)
 
 	if ((syndrome & VRNIC_AETH_TYPE_MASK) != VRNIC_AETH_ACK) {
 		vrnic_comp_nak(qp, syndrome, pkt->psn);
-		progress = true;
 	} else if (pkt->flags & (VRNIC_OPF_READ_RESP | VRNIC_OPF_ATOMIC_ACK)) {
 		/* Responses imply the ACK of what came before them. */
-		vrnic_comp_ack_upto(qp, vrnic_psn_sub(pkt->psn, 1));
+		vrnic_comp_acked_before(qp, pkt->psn);
 		vrnic_comp_response(qp, skb);
-		progress = true;
 	} else {
-		vrnic_comp_ack_upto(qp, pkt->psn);
-		vrnic_comp_set_una(qp, vrnic_psn_next(pkt->psn));
-		progress = true;
+		u32 next = vrnic_psn_next(pkt->psn);
+
+		if (vrnic_comp_acked_before(qp, next) != next)
+			vrnic_comp_lost_response(qp, qp->comp.una);
 	}
+	vrnic_comp_retire(qp);
+	/*
+	 * Progress is a WQE retired or PSNs newly acknowledged (as in a long
+	 * SEND).  It refills the retry budgets, which only timeouts and
+	 * repeated sequence errors spend: a peer that answers, but never
+	 * with what we wait for, still exhausts them.  The retransmit timer
+	 * restarts while anything is left.
+	 */
+	progress = vrnic_queue_consumer(&qp->sq.queue) != cons_before ||
+		   qp->comp.una != una_before;
 	if (progress) {
 		qp->comp.retry = qp->attr.retry_cnt;
 		if ((syndrome & VRNIC_AETH_TYPE_MASK) != VRNIC_AETH_RNR_NAK)
 			qp->comp.rnr_retry = qp->attr.rnr_retry;
+		if (vrnic_queue_consumer(&qp->sq.queue) != vrnic_comp_end(qp))
+			vrnic_comp_arm(qp);
 	}
-	vrnic_comp_retire(qp);
-	/*
-	 * Restart the retransmit timer on progress (a WQE retired, or PSNs
-	 * newly acknowledged, as in a long SEND) while anything is left.
-	 */
-	if ((vrnic_queue_consumer(&qp->sq.queue) != cons_before ||
-	     qp->comp.una != una_before) &&
-	    vrnic_queue_consumer(&qp->sq.queue) != vrnic_comp_end(qp))
-		vrnic_comp_arm(qp);
 out:
 	kfree_skb(skb);
 }
@@ -356,7 +411,7 @@ void vrnic_comp_timeout(struct vrnic_qp *qp)
 		return;
 	}
 	qp->comp.retry--;
-	qp->comp.read_rewound = false;
+	qp->comp.rewound = false;
 	/* Resend from the oldest PSN not acknowledged. */
 	vrnic_comp_rewind(qp, vrnic_psn_after(qp->comp.una, w->first_psn) ?
 			      qp->comp.una : w->first_psn);

@@ -491,6 +491,15 @@ int vrnic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 			       vdev->attr.max_send_sge);
 	qp->sq.max_inline = min_t(u32, sq_payload, VRNIC_MAX_INLINE);
 
+	if (init->qp_type == IB_QPT_RC) {
+		qp->replay = kcalloc(VRNIC_MAX_RD_ATOMIC, sizeof(*qp->replay),
+				     GFP_KERNEL);
+		if (!qp->replay) {
+			err = -ENOMEM;
+			goto err_sq;
+		}
+	}
+
 	if (!qp->srq) {
 		rq_wr = max_t(u32, init->cap.max_recv_wr, 1);
 		qp->rq.max_sge = max_t(u32, init->cap.max_recv_sge, 1);
@@ -544,6 +553,7 @@ err_rq:
 	if (!qp->srq)
 		vrnic_queue_cleanup(&qp->rq.queue);
 err_sq:
+	kfree(qp->replay);
 	kvfree(qp->swqe);
 	vrnic_queue_cleanup(&qp->sq.queue);
 	return err;
@@ -635,6 +645,9 @@ static void vrnic_qp_enter(struct vrnic_qp *qp, enum ib_qp_state new)
 		memset(&qp->req, 0, sizeof(qp->req));
 		memset(&qp->comp, 0, sizeof(qp->comp));
 		memset(&qp->resp, 0, sizeof(qp->resp));
+		if (qp->replay)
+			memset(qp->replay, 0,
+			       VRNIC_MAX_RD_ATOMIC * sizeof(*qp->replay));
 		break;
 	case IB_QPS_RTR:
 		if (qp->ibqp.qp_type == IB_QPT_RC || qp->ibqp.qp_type == IB_QPT_UC)
@@ -800,6 +813,7 @@ int vrnic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	skb_queue_purge(&qp->rx);
 
 	rdma_destroy_ah_attr(&qp->attr.ah_attr);
+	kfree(qp->replay);
 	kvfree(qp->swqe);
 	if (!qp->srq)
 		vrnic_queue_cleanup(&qp->rq.queue);

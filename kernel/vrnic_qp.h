@@ -73,12 +73,18 @@ static inline u32 vrnic_read_chunk(u32 mtu)
 	return VRNIC_READ_CHUNK_PKTS * mtu;
 }
 
-/* Per-QP responder resources for duplicate READs and atomics (IBA 9.7.5.1.3). */
-#define VRNIC_ATOMIC_REPLAY	16
+/*
+ * The result of an executed atomic, kept so that a duplicate is answered
+ * with it rather than executed again (IBA 9.7.5.1.3).  An RC QP keeps the
+ * last VRNIC_MAX_RD_ATOMIC: the most a requester may have outstanding
+ * (max_dest_rd_atomic is at most that), so every atomic whose response
+ * the requester can still be waiting for is found.  Duplicate READs need
+ * no record: they are read again.
+ */
 
 struct vrnic_atomic_replay {
-	u32	psn;
 	u64	orig;
+	u32	psn;
 	bool	valid;
 };
 
@@ -143,6 +149,7 @@ struct vrnic_qp {
 	bool			timed_out;
 
 	struct vrnic_swqe	*swqe;
+	struct vrnic_atomic_replay *replay;	/* RC: VRNIC_MAX_RD_ATOMIC */
 	struct {
 		u32		index;	/* next WQE to start */
 		u32		offset;	/* bytes of it sent */
@@ -154,7 +161,7 @@ struct vrnic_qp {
 		u32		rnr_retry;
 		unsigned long	rnr_until;
 		u32		una;	/* oldest PSN not acknowledged */
-		bool		read_rewound;	/* asked again for a read */
+		bool		rewound;	/* asked again for a response */
 	} comp;
 	struct {
 		u32		epsn;	/* expected PSN */
@@ -171,8 +178,7 @@ struct vrnic_qp {
 		u32		rkey;
 		u32		resid;
 		u32		write_len;
-		struct vrnic_atomic_replay replay[VRNIC_ATOMIC_REPLAY];
-		u32		replay_next;
+		u32		replay_next;	/* next slot of @replay */
 		bool		ack_pending;	/* coalesced ACK of @ack_psn */
 		u32		ack_psn;
 		u32		acked_psn;	/* PSN of the last ACK sent */

@@ -451,7 +451,7 @@ static enum vrnic_resp_verdict vrnic_resp_atomic(struct vrnic_qp *qp,
 	if (err)
 		return VRNIC_RESP_ACCESS;
 
-	r = &qp->resp.replay[qp->resp.replay_next++ % VRNIC_ATOMIC_REPLAY];
+	r = &qp->replay[qp->resp.replay_next++ % VRNIC_MAX_RD_ATOMIC];
 	r->psn = psn;
 	r->orig = orig;
 	r->valid = true;
@@ -500,15 +500,19 @@ static void vrnic_resp_duplicate(struct vrnic_qp *qp, struct sk_buff *skb)
 		return;
 	}
 	if (pkt->flags & VRNIC_OPF_ATOMIC) {
-		for (i = 0; i < VRNIC_ATOMIC_REPLAY; i++) {
-			struct vrnic_atomic_replay *r = &qp->resp.replay[i];
+		for (i = 0; i < VRNIC_MAX_RD_ATOMIC; i++) {
+			struct vrnic_atomic_replay *r = &qp->replay[i];
 
 			if (r->valid && r->psn == pkt->psn) {
 				vrnic_resp_atomic_ack(qp, pkt->psn, r->orig);
 				return;
 			}
 		}
-		return;		/* too old to replay: the requester times out */
+		/*
+		 * Not among the last VRNIC_MAX_RD_ATOMIC: a requester within
+		 * its max_rd_atomic cannot be waiting for it any more.
+		 */
+		return;
 	}
 	/*
 	 * SEND or WRITE: acknowledge what we have, execute nothing.  A
