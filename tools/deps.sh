@@ -23,5 +23,5 @@ apt_ensure \
 	rdma-core ibverbs-utils ibverbs-providers rdmacm-utils perftest \
 	libibverbs-dev librdmacm-dev infiniband-diags \
 	libgtest-dev libgmock-dev googletest \
-	libcli11-dev libfmt-dev nlohmann-json3-dev \
+	libcli11-dev libfmt-dev nlohmann-json3-dev libmnl-dev \
 	bpftrace nvme-cli iperf3 gnuplot-nox python3
