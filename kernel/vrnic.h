@@ -12,6 +12,8 @@
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
+#include "vrnic_fault.h"
+
 /* librxe accepts only the rxe uverbs ABI version (providers/rxe). */
 #define VRNIC_UVERBS_ABI_VERSION	2
 
@@ -80,6 +82,7 @@ enum vrnic_counter {
  * @net:	that namespace (no reference: the sockets are released when
  *		the netdev unregisters, before the namespace can go)
  * @list:	on the module's device list (vrnic_main.c)
+ * @faults:	fault injection rules (debugfs, vrnic_fault.c)
  */
 struct vrnic_dev {
 	struct ib_device	ibdev;
@@ -109,6 +112,7 @@ struct vrnic_dev {
 	struct net		*net;
 
 	struct list_head	list;
+	struct vrnic_faults	faults;
 };
 
 static inline void vrnic_count(struct vrnic_dev *vdev, enum vrnic_counter c)

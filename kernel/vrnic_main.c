@@ -108,6 +108,8 @@ static int vrnic_newlink(const char *name, struct net_device *ndev)
 	vdev->net = dev_net(ndev);
 	INIT_LIST_HEAD(&vdev->list);
 	spin_lock_init(&vdev->atomic_lock);
+	spin_lock_init(&vdev->faults.lock);
+	INIT_LIST_HEAD(&vdev->faults.rules);
 	err = vrnic_net_get(vdev);
 	if (err) {
 		ib_dealloc_device(&vdev->ibdev);
@@ -126,6 +128,7 @@ static int vrnic_newlink(const char *name, struct net_device *ndev)
 		ib_dealloc_device(&vdev->ibdev);
 		return err;
 	}
+	vrnic_fault_dev_init(vdev);
 	return 0;
 }
 
@@ -191,6 +194,7 @@ static int __init vrnic_init(void)
 	if (!vrnic_wq)
 		return -ENOMEM;
 	vrnic_icrc_init();
+	vrnic_fault_init();
 	err = vrnic_net_init();
 	if (err)
 		goto err_wq;
@@ -203,6 +207,7 @@ static int __init vrnic_init(void)
 err_net:
 	vrnic_net_exit();
 err_wq:
+	vrnic_fault_exit();
 	vrnic_icrc_exit();
 	destroy_workqueue(vrnic_wq);
 	return err;
@@ -237,6 +242,7 @@ static void __exit vrnic_exit(void)
 			msleep(20);
 	}
 	vrnic_net_exit();
+	vrnic_fault_exit();
 	vrnic_icrc_exit();
 	destroy_workqueue(vrnic_wq);
 }

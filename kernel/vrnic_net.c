@@ -191,8 +191,19 @@ static void vrnic_push_udp(struct sk_buff *skb, __be16 sport)
 	udph->check = 0;
 }
 
+/* A fault rule's corruption: the ICRC no longer matches the packet. */
+static void vrnic_corrupt(struct sk_buff *skb)
+{
+	u8 b;
+
+	if (!skb_copy_bits(skb, skb->len - 1, &b, 1)) {
+		b ^= 0x01;
+		skb_store_bits(skb, skb->len - 1, &b, 1);
+	}
+}
+
 static int vrnic_xmit4(struct vrnic_dev *vdev, struct sk_buff *skb,
-		       const struct rdma_ah_attr *av, __be16 sport)
+		       const struct rdma_ah_attr *av, __be16 sport, bool corrupt)
 {
 	const struct ib_global_route *grh = rdma_ah_read_grh(av);
 	struct net *net = dev_net(vdev->ndev);
@@ -237,6 +248,8 @@ static int vrnic_xmit4(struct vrnic_dev *vdev, struct sk_buff *skb,
 		kfree_skb(skb);
 		return -EINVAL;
 	}
+	if (unlikely(corrupt))
+		vrnic_corrupt(skb);
 	if (rt->rt_type == RTN_LOCAL) {
 		/* To our own address: hand it over as the wire would. */
 		skb_pull(skb, sizeof(*iph) + sizeof(struct udphdr));
@@ -252,7 +265,7 @@ static int vrnic_xmit4(struct vrnic_dev *vdev, struct sk_buff *skb,
 }
 
 static int vrnic_xmit6(struct vrnic_dev *vdev, struct sk_buff *skb,
-		       const struct rdma_ah_attr *av, __be16 sport)
+		       const struct rdma_ah_attr *av, __be16 sport, bool corrupt)
 {
 	const struct ib_global_route *grh = rdma_ah_read_grh(av);
 	struct net *net = dev_net(vdev->ndev);
@@ -293,6 +306,8 @@ static int vrnic_xmit6(struct vrnic_dev *vdev, struct sk_buff *skb,
 		kfree_skb(skb);
 		return -EINVAL;
 	}
+	if (unlikely(corrupt))
+		vrnic_corrupt(skb);
 	local = ipv6_addr_equal(&fl.saddr, &fl.daddr) ||
 		(dst->dev->flags & IFF_LOOPBACK);
 	if (local) {
@@ -315,12 +330,17 @@ static int vrnic_xmit6(struct vrnic_dev *vdev, struct sk_buff *skb,
  * @av:		the path: a GRH with a resolved source GID
  * @src_qpn, @dst_qpn: for the UDP source port's flow entropy
  *
+ * A fault rule (vrnic_fault.c) may drop the packet, send it twice or
+ * corrupt its ICRC.
+ *
  * Context: any (GFP_ATOMIC); packets to our own address loop back.
  */
 int vrnic_net_xmit(struct vrnic_dev *vdev, struct sk_buff *skb,
 		   const struct rdma_ah_attr *av, u32 src_qpn, u32 dst_qpn)
 {
 	const struct ib_global_route *grh = rdma_ah_read_grh(av);
+	struct sk_buff *dup = NULL;
+	bool corrupt = false, v4;
 	__be16 sport;
 	int err;
 
@@ -330,10 +350,32 @@ int vrnic_net_xmit(struct vrnic_dev *vdev, struct sk_buff *skb,
 	}
 	sport = cpu_to_be16(rdma_get_udp_sport(grh->flow_label, src_qpn,
 					       dst_qpn));
-	if (rdma_gid_attr_network_type(grh->sgid_attr) == RDMA_NETWORK_IPV4)
-		err = vrnic_xmit4(vdev, skb, av, sport);
+	if (unlikely(READ_ONCE(vdev->faults.nr))) {
+		switch (vrnic_fault_tx_slow(vdev, skb)) {
+		case VRNIC_FAULT_DROP:
+			consume_skb(skb);
+			return 0;
+		case VRNIC_FAULT_DUP:
+			dup = skb_copy(skb, GFP_ATOMIC);
+			break;
+		case VRNIC_FAULT_CORRUPT:
+			corrupt = true;
+			break;
+		default:
+			break;
+		}
+	}
+	v4 = rdma_gid_attr_network_type(grh->sgid_attr) == RDMA_NETWORK_IPV4;
+	if (dup) {
+		if (v4)
+			vrnic_xmit4(vdev, dup, av, sport, false);
+		else
+			vrnic_xmit6(vdev, dup, av, sport, false);
+	}
+	if (v4)
+		err = vrnic_xmit4(vdev, skb, av, sport, corrupt);
 	else
-		err = vrnic_xmit6(vdev, skb, av, sport);
+		err = vrnic_xmit6(vdev, skb, av, sport, corrupt);
 	if (err == -ENETUNREACH || err == -EHOSTUNREACH || err == -EINVAL)
 		vrnic_warn_ratelimited(vdev, "no route for a packet: %d\n", err);
 	return err;

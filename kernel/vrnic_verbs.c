@@ -339,6 +339,8 @@ static void vrnic_dealloc_driver(struct ib_device *ibdev)
 {
 	struct vrnic_dev *vdev = to_vdev(ibdev);
 
+	/* Before leaving the list: module exit removes debugfs after that. */
+	vrnic_fault_dev_exit(vdev);
 	vrnic_dev_unlist(vdev);
 	vrnic_dev_release_net(vdev);
 	WARN_ON(!xa_empty(&vdev->qps));

@@ -1,0 +1,444 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Recovery paths, one fault at a time: vrnic's debugfs fault injection
+ * (/sys/kernel/debug/vrnic/<dev>/faults) drops, duplicates or corrupts the
+ * one packet with a given destination QPN and PSN on transmit, so each
+ * recovery path of the RC protocol gets an exact test: a lost request, a
+ * gap that draws a sequence NAK, a lost ACK, a lost read response, a
+ * duplicate atomic, a lost atomic ACK, a corrupted packet.  Each asserts
+ * that the data arrives once and intact, that every WR succeeds, and that
+ * the counters of the recovery moved.
+ *
+ * Devices without that file (rxe, or no debugfs) skip these tests.
+ */
+
+#include "fixture.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace vrnic::test {
+namespace {
+
+std::string faults_path(const std::string &device)
+{
+	return "/sys/kernel/debug/vrnic/" + device + "/faults";
+}
+
+/* Write one line to a device's faults file; 0 or the errno. */
+int write_faults(const std::string &device, const std::string &line)
+{
+	int fd = ::open(faults_path(device).c_str(), O_WRONLY);
+
+	if (fd < 0)
+		return errno;
+	ssize_t n = ::write(fd, line.data(), line.size());
+	int err = n < 0 ? errno : 0;
+
+	::close(fd);
+	return err;
+}
+
+std::string read_file(const std::string &path)
+{
+	std::ifstream in(path);
+	std::stringstream ss;
+
+	ss << in.rdbuf();
+	return ss.str();
+}
+
+uint64_t counter(const std::string &device, const std::string &name)
+{
+	std::ifstream in("/sys/class/infiniband/" + device +
+			 "/ports/1/hw_counters/" + name);
+	uint64_t v = 0;
+
+	if (!(in >> v))
+		throw std::runtime_error("cannot read counter " + name + " of " +
+					 device);
+	return v;
+}
+
+/* Counter values of one device, taken at construction. */
+class Counters {
+public:
+	explicit Counters(std::string device) : device_(std::move(device))
+	{
+		for (const char *n : kNames)
+			before_.push_back(counter(device_, n));
+	}
+	/*
+	 * The core caches hw counters for their lifespan (ms): wait it out
+	 * so the value read is fresh.
+	 */
+	uint64_t delta(const std::string &name) const
+	{
+		usleep((counter(device_, "lifespan") + 2) * 1000);
+		for (size_t i = 0; i < std::size(kNames); i++)
+			if (name == kNames[i])
+				return counter(device_, name) - before_[i];
+		throw std::logic_error("counter " + name + " not sampled");
+	}
+
+private:
+	static constexpr const char *kNames[] = {
+		"retransmits",	     "duplicate_request", "out_of_seq_request",
+		"rcvd_seq_err",	     "rx_drop_icrc",	  "retry_exceeded_err",
+	};
+	std::string device_;
+	std::vector<uint64_t> before_;
+};
+
+uint32_t psn_add(uint32_t psn, uint32_t n)
+{
+	return (psn + n) & 0xffffff;
+}
+
+class FaultTest : public VerbsTest {
+protected:
+	void SetUp() override
+	{
+		VerbsTest::SetUp();
+		if (IsSkipped())
+			return;
+		for (const auto *d : {&cfg().device, &cfg().remote().device})
+			if (::access(faults_path(*d).c_str(), W_OK) != 0)
+				GTEST_SKIP() << "no fault injection on " << *d
+					     << " (" << faults_path(*d)
+					     << ": vrnic's debugfs, as root)";
+		pair_ = make_pair();
+	}
+	void TearDown() override
+	{
+		if (!IsSkipped()) {
+			write_faults(cfg().device, "clear");
+			write_faults(cfg().remote().device, "clear");
+		}
+		VerbsTest::TearDown();
+	}
+
+	/*
+	 * A fault on the packet to QP @qpn with @psn, sent by @from: requests
+	 * leave a's device (to b's QPN), responses b's device (to a's QPN).
+	 */
+	void inject(Side from, const std::string &action, uint32_t qpn,
+		    uint32_t psn, uint32_t count = 1)
+	{
+		const std::string &dev = this->dev(from).device;
+		std::string line = action + " qpn " + std::to_string(qpn) +
+				   " psn " + std::to_string(psn) + " count " +
+				   std::to_string(count);
+
+		ASSERT_EQ(write_faults(dev, line), 0) << line;
+	}
+	void inject_request(const std::string &action, uint32_t psn)
+	{
+		inject(Side::local, action, pair_.b.qp->num(), psn);
+	}
+	void inject_response(const std::string &action, uint32_t psn)
+	{
+		inject(Side::remote, action, pair_.a.qp->num(), psn);
+	}
+	/* Every rule of @side's device acted as many times as it may. */
+	void expect_all_hit(Side side)
+	{
+		std::istringstream in(read_file(faults_path(dev(side).device)));
+		std::string line;
+		int rules = 0;
+
+		while (std::getline(in, line)) {
+			unsigned count = 0, hits = 0;
+			auto c = line.find(" count "), h = line.find(" hits ");
+
+			ASSERT_NE(c, std::string::npos) << line;
+			ASSERT_NE(h, std::string::npos) << line;
+			count = std::stoul(line.substr(c + 7));
+			hits = std::stoul(line.substr(h + 6));
+			EXPECT_EQ(hits, count) << "rule never met its packet: "
+					       << line;
+			rules++;
+		}
+		EXPECT_GT(rules, 0);
+	}
+
+	static ibv_send_wr wr_of(ibv_wr_opcode op, ibv_sge *s, uint64_t wr_id)
+	{
+		ibv_send_wr wr{};
+
+		wr.wr_id = wr_id;
+		wr.sg_list = s;
+		wr.num_sge = 1;
+		wr.opcode = op;
+		wr.send_flags = IBV_SEND_SIGNALED;
+		return wr;
+	}
+
+	/* A SEND of @size bytes from a to b, verified, delivered once. */
+	void send_once(size_t size, uint32_t seed)
+	{
+		auto src = make_mr(size, IBV_ACCESS_LOCAL_WRITE);
+		auto dst = make_remote_mr(size + kGuard);
+
+		fill_pattern(src->data(), size, seed);
+		fill_pattern(dst->data(), dst->length(), kGuardSeed);
+		ibv_sge r = verbs::sge(*dst, 0,
+				       static_cast<uint32_t>(dst->length()));
+		ibv_recv_wr rwr{};
+
+		rwr.wr_id = 2;
+		rwr.sg_list = &r;
+		rwr.num_sge = 1;
+		verbs::post_recv(*pair_.b.qp, rwr);
+		ibv_sge s = verbs::sge(*src, 0, static_cast<uint32_t>(size));
+		ibv_send_wr wr = wr_of(IBV_WR_SEND, &s, 1);
+		verbs::post_send(*pair_.a.qp, wr);
+
+		EXPECT_TRUE(wc_ok(poll_one(*pair_.a.send_cq, "SEND"),
+				  IBV_WC_SEND, 1));
+		ibv_wc rwc = poll_one(*pair_.b.recv_cq, "RECV");
+		ASSERT_TRUE(wc_ok(rwc, IBV_WC_RECV, 2));
+		EXPECT_EQ(rwc.byte_len, size);
+		EXPECT_TRUE(matches_pattern(dst->data(), size, seed));
+		EXPECT_TRUE(matches_pattern(dst->data() + size, kGuard,
+					    kGuardSeed, size));
+		auto extra = try_poll(*pair_.b.recv_cq, cfg().quiet);
+		EXPECT_FALSE(extra) << "delivered twice: " << describe(*extra);
+	}
+
+	/* An RDMA op of @size bytes between a's @local and b's @remote. */
+	void rdma_once(ibv_wr_opcode op, verbs::Mr &local, verbs::Mr &remote,
+		       size_t size)
+	{
+		ibv_sge s = verbs::sge(local, 0, static_cast<uint32_t>(size));
+		ibv_send_wr wr = wr_of(op, &s, 7);
+
+		wr.wr.rdma.remote_addr = remote.addr();
+		wr.wr.rdma.rkey = remote.rkey();
+		verbs::post_send(*pair_.a.qp, wr);
+		EXPECT_TRUE(wc_ok(poll_one(*pair_.a.send_cq, "RDMA op"),
+				  op == IBV_WR_RDMA_READ ? IBV_WC_RDMA_READ :
+							   IBV_WC_RDMA_WRITE,
+				  7));
+	}
+
+	/* A FETCH_AND_ADD of @add on b's word; returns the original value. */
+	uint64_t fetch_add(verbs::Mr &word, uint64_t add)
+	{
+		auto result = make_mr(8, IBV_ACCESS_LOCAL_WRITE);
+		ibv_sge s = verbs::sge(*result, 0, 8);
+		ibv_send_wr wr = wr_of(IBV_WR_ATOMIC_FETCH_AND_ADD, &s, 9);
+		uint64_t orig;
+
+		wr.wr.atomic.remote_addr = word.addr();
+		wr.wr.atomic.rkey = word.rkey();
+		wr.wr.atomic.compare_add = add;
+		verbs::post_send(*pair_.a.qp, wr);
+		ibv_wc wc = poll_one(*pair_.a.send_cq, "FETCH_AND_ADD");
+		EXPECT_TRUE(wc_ok(wc, IBV_WC_FETCH_ADD, 9));
+		std::memcpy(&orig, result->data(), 8);
+		return orig;
+	}
+
+	size_t mtu() const { return path_mtu_bytes(); }
+
+	QpPair pair_;
+};
+
+/* The knob refuses what it does not understand, and keeps nothing of it. */
+TEST_F(FaultTest, RulesAreValidated)
+{
+	const std::string &d = cfg().device;
+
+	for (const char *bad : {
+		     "drop", "drop qpn 5", "drop psn 5", "lose qpn 5 psn 5",
+		     "drop qpn 0x1000000 psn 5", "drop qpn 5 psn 0x1000000",
+		     "drop qpn 5 psn 5 count 0", "drop qpn 5 psn 5 count",
+		     "drop qpn five psn 5", "drop qpn 5 psn 5 extra 1",
+	     }) {
+		EXPECT_EQ(write_faults(d, bad), EINVAL) << bad;
+	}
+	EXPECT_EQ(read_file(faults_path(d)), "");
+	ASSERT_EQ(write_faults(d, "dup qpn 0x12 psn 100 count 3\n"), 0);
+	EXPECT_EQ(read_file(faults_path(d)),
+		  "dup qpn 18 psn 100 count 3 hits 0\n");
+	ASSERT_EQ(write_faults(d, "clear"), 0);
+	EXPECT_EQ(read_file(faults_path(d)), "");
+}
+
+/* A lone SEND lost: nothing follows it, so the retransmit timer resends. */
+TEST_F(FaultTest, LostRequestIsResentOnTimeout)
+{
+	Counters req(cfg().device);
+
+	inject_request("drop", kPsnA);
+	send_once(64, 0x31);
+	expect_all_hit(Side::local);
+	EXPECT_GE(req.delta("retransmits"), 1u);
+}
+
+/*
+ * The second packet of a four-packet WRITE lost: the third arrives out of
+ * order, the responder NAKs the gap once and the requester goes back to
+ * the lost packet at once, not on the timer.
+ */
+TEST_F(FaultTest, GapDrawsSequenceNakAndResend)
+{
+	const size_t size = 4 * mtu();
+	auto src = make_mr(size, IBV_ACCESS_LOCAL_WRITE);
+	auto dst = make_remote_mr(size + kGuard);
+	Counters req(cfg().device), resp(cfg().remote().device);
+
+	fill_pattern(src->data(), size, 0x32);
+	fill_pattern(dst->data(), dst->length(), kGuardSeed);
+	inject_request("drop", psn_add(kPsnA, 1));
+	rdma_once(IBV_WR_RDMA_WRITE, *src, *dst, size);
+	expect_all_hit(Side::local);
+	EXPECT_TRUE(matches_pattern(dst->data(), size, 0x32));
+	EXPECT_TRUE(matches_pattern(dst->data() + size, kGuard, kGuardSeed,
+				    size));
+	EXPECT_GE(resp.delta("out_of_seq_request"), 1u);
+	EXPECT_GE(req.delta("rcvd_seq_err"), 1u);
+	EXPECT_GE(req.delta("retransmits"), 1u);
+}
+
+/*
+ * The ACK of a SEND lost: the requester resends, the responder sees a
+ * duplicate, acknowledges it and does not deliver it again.
+ */
+TEST_F(FaultTest, LostAckIsAnsweredAsDuplicate)
+{
+	Counters req(cfg().device), resp(cfg().remote().device);
+
+	inject_response("drop", kPsnA);
+	send_once(200, 0x33);
+	expect_all_hit(Side::remote);
+	EXPECT_GE(req.delta("retransmits"), 1u);
+	EXPECT_GE(resp.delta("duplicate_request"), 1u);
+}
+
+/*
+ * The second of three read responses lost: the third tells the requester
+ * (implied NAK), which asks again for the READ from the missing packet;
+ * the responder reads memory again for the duplicate.
+ */
+TEST_F(FaultTest, LostReadResponseIsReadAgain)
+{
+	const size_t size = 3 * mtu();
+	auto dst = make_mr(size + kGuard, IBV_ACCESS_LOCAL_WRITE);
+	auto src = make_remote_mr(size);
+	Counters req(cfg().device), resp(cfg().remote().device);
+
+	fill_pattern(src->data(), size, 0x34);
+	fill_pattern(dst->data(), dst->length(), kGuardSeed);
+	inject_response("drop", psn_add(kPsnA, 1));
+	rdma_once(IBV_WR_RDMA_READ, *dst, *src, size);
+	expect_all_hit(Side::remote);
+	EXPECT_TRUE(matches_pattern(dst->data(), size, 0x34));
+	EXPECT_TRUE(matches_pattern(dst->data() + size, kGuard, kGuardSeed,
+				    size));
+	EXPECT_GE(req.delta("retransmits"), 1u);
+	EXPECT_GE(resp.delta("duplicate_request"), 1u);
+}
+
+/* An atomic request that arrives twice is executed once. */
+TEST_F(FaultTest, DuplicateAtomicExecutesOnce)
+{
+	auto word = make_remote_mr(8, kMrAccess | IBV_ACCESS_REMOTE_ATOMIC);
+	const uint64_t base = 1000;
+	Counters resp(cfg().remote().device);
+
+	std::memcpy(word->data(), &base, 8);
+	inject_request("dup", kPsnA);
+	EXPECT_EQ(fetch_add(*word, 5), base);
+	/* The duplicate may trail the completion. */
+	for (int i = 0; i < 50 && resp.delta("duplicate_request") == 0; i++)
+		usleep(10000);
+	expect_all_hit(Side::local);
+	EXPECT_GE(resp.delta("duplicate_request"), 1u);
+	uint64_t now;
+	std::memcpy(&now, word->data(), 8);
+	EXPECT_EQ(now, base + 5) << "the duplicate was executed again";
+	/* The next atomic sees exactly one add before it. */
+	EXPECT_EQ(fetch_add(*word, 1), base + 5);
+}
+
+/*
+ * The atomic ACK lost: the requester resends the atomic on the timer and
+ * the responder answers from the result it kept, not by adding again.
+ */
+TEST_F(FaultTest, LostAtomicAckIsReplayed)
+{
+	auto word = make_remote_mr(8, kMrAccess | IBV_ACCESS_REMOTE_ATOMIC);
+	const uint64_t base = 77;
+	Counters req(cfg().device), resp(cfg().remote().device);
+
+	std::memcpy(word->data(), &base, 8);
+	inject_response("drop", kPsnA);
+	EXPECT_EQ(fetch_add(*word, 3), base) << "the replay returned another "
+						"original value";
+	expect_all_hit(Side::remote);
+	uint64_t now;
+	std::memcpy(&now, word->data(), 8);
+	EXPECT_EQ(now, base + 3) << "the resent atomic was executed again";
+	EXPECT_GE(req.delta("retransmits"), 1u);
+	EXPECT_GE(resp.delta("duplicate_request"), 1u);
+}
+
+/* A packet with a bad ICRC is dropped and counted; the resend delivers. */
+TEST_F(FaultTest, CorruptPacketIsDroppedAndResent)
+{
+	Counters req(cfg().device), resp(cfg().remote().device);
+
+	inject_request("corrupt", kPsnA);
+	send_once(300, 0x35);
+	expect_all_hit(Side::local);
+	EXPECT_EQ(resp.delta("rx_drop_icrc"), 1u);
+	EXPECT_GE(req.delta("retransmits"), 1u);
+}
+
+/*
+ * Many atomics in flight, every one of their ACKs lost once: the
+ * requester recovers all of them from the responder's kept results.
+ */
+TEST_F(FaultTest, ManyLostAtomicAcksAreReplayed)
+{
+	const size_t n = std::min<size_t>(16, rd_atomic());
+	auto word = make_remote_mr(8, kMrAccess | IBV_ACCESS_REMOTE_ATOMIC);
+	auto result = make_mr(8 * n, IBV_ACCESS_LOCAL_WRITE);
+	std::vector<ibv_sge> s(n);
+	std::vector<ibv_send_wr> wrs(n);
+	const uint64_t base = 5;
+
+	std::memcpy(word->data(), &base, 8);
+	for (size_t i = 0; i < n; i++) {
+		inject_response("drop", psn_add(kPsnA, i));
+		s[i] = verbs::sge(*result, 8 * i, 8);
+		wrs[i] = wr_of(IBV_WR_ATOMIC_FETCH_AND_ADD, &s[i], i);
+		wrs[i].wr.atomic.remote_addr = word->addr();
+		wrs[i].wr.atomic.rkey = word->rkey();
+		wrs[i].wr.atomic.compare_add = 1;
+		wrs[i].next = i + 1 < n ? &wrs[i + 1] : nullptr;
+	}
+	verbs::post_send(*pair_.a.qp, wrs[0]);
+	auto wcs = poll_n(*pair_.a.send_cq, n, "atomics with lost ACKs");
+	for (size_t i = 0; i < n; i++) {
+		uint64_t orig;
+
+		EXPECT_TRUE(wc_ok(wcs[i], IBV_WC_FETCH_ADD, i));
+		std::memcpy(&orig, result->data() + 8 * i, 8);
+		EXPECT_EQ(orig, base + i) << "atomic " << i;
+	}
+	uint64_t now;
+	std::memcpy(&now, word->data(), 8);
+	EXPECT_EQ(now, base + n);
+	expect_all_hit(Side::remote);
+}
+
+} // namespace
+} // namespace vrnic::test
