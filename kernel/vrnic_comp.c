@@ -15,6 +15,7 @@
 #include "vrnic_psn.h"
 #include "vrnic_qp.h"
 #include "vrnic_recv.h"
+#include "vrnic_trace.h"
 #include "vrnic_verbs.h"
 
 /* IBA 9.7.5.2.8, table 45: RNR timer codes in microseconds. */
@@ -72,7 +73,10 @@ void vrnic_comp_retire(struct vrnic_qp *qp)
 		wc.qp = &qp->ibqp;
 		vrnic_qp_complete(qp, qp->scq, &wc, false);
 		if (w->status != IB_WC_SUCCESS) {
-			vrnic_qp_error(qp, VRNIC_QP_CAUSE_ERROR);
+			vrnic_qp_error(qp, w->status == IB_WC_RETRY_EXC_ERR ||
+					   w->status == IB_WC_RNR_RETRY_EXC_ERR ?
+					   VRNIC_QP_CAUSE_RETRY :
+					   VRNIC_QP_CAUSE_ERROR);
 			return;
 		}
 	}
@@ -94,7 +98,8 @@ static void vrnic_comp_set_una(struct vrnic_qp *qp, u32 psn)
  * A READ resumes at its first response missing: the responder answers a
  * request for a part of a READ it executed before (IBA 9.7.5.1.3).
  */
-static void vrnic_comp_rewind(struct vrnic_qp *qp, u32 psn)
+static void vrnic_comp_rewind(struct vrnic_qp *qp, u32 psn,
+			      enum vrnic_retransmit_reason why)
 {
 	struct vrnic_queue *q = &qp->sq.queue;
 	u32 i;
@@ -122,6 +127,7 @@ static void vrnic_comp_rewind(struct vrnic_qp *qp, u32 psn)
 			qp->req.psn = psn;
 		}
 		vrnic_count(to_vdev(qp->ibqp.device), VRNIC_CNT_RETRANSMITS);
+		trace_retransmit(&qp->ibqp, qp->req.psn, why, qp->comp.retry);
 		return;
 	}
 }
@@ -195,7 +201,7 @@ static void vrnic_comp_lost_response(struct vrnic_qp *qp, u32 from)
 	if (qp->comp.rewound)
 		return;
 	qp->comp.rewound = true;
-	vrnic_comp_rewind(qp, from);
+	vrnic_comp_rewind(qp, from, VRNIC_RETX_LOST_RESPONSE);
 }
 
 /*
@@ -226,6 +232,7 @@ static void vrnic_comp_nak(struct vrnic_qp *qp, u8 syndrome, u32 psn)
 	struct vrnic_dev *vdev = to_vdev(qp->ibqp.device);
 	struct vrnic_swqe *w;
 
+	trace_nak(&qp->ibqp, psn, syndrome, 0);
 	if ((syndrome & VRNIC_AETH_TYPE_MASK) == VRNIC_AETH_RNR_NAK) {
 		vrnic_count(vdev, VRNIC_CNT_RNR_NAK_RCVD);
 		w = vrnic_comp_head(qp);
@@ -237,7 +244,7 @@ static void vrnic_comp_nak(struct vrnic_qp *qp, u8 syndrome, u32 psn)
 		}
 		qp->comp.rnr_until = jiffies +
 			usecs_to_jiffies(vrnic_rnr_usec[syndrome & VRNIC_AETH_VALUE_MASK]);
-		vrnic_comp_rewind(qp, psn);
+		vrnic_comp_rewind(qp, psn, VRNIC_RETX_RNR_NAK);
 		mod_timer(&qp->timer, qp->comp.rnr_until + 1);
 		return;
 	}
@@ -250,7 +257,7 @@ static void vrnic_comp_nak(struct vrnic_qp *qp, u8 syndrome, u32 psn)
 	switch (syndrome) {
 	case VRNIC_AETH_NAK_PSN_SEQ_ERR:
 		vrnic_count(vdev, VRNIC_CNT_SEQ_NAK_RCVD);
-		vrnic_comp_rewind(qp, psn);
+		vrnic_comp_rewind(qp, psn, VRNIC_RETX_SEQ_NAK);
 		break;
 	case VRNIC_AETH_NAK_REM_ACCESS_ERR:
 		vrnic_count(vdev, VRNIC_CNT_REM_ACCESS_ERR);
@@ -414,6 +421,6 @@ void vrnic_comp_timeout(struct vrnic_qp *qp)
 	qp->comp.rewound = false;
 	/* Resend from the oldest PSN not acknowledged. */
 	vrnic_comp_rewind(qp, vrnic_psn_after(qp->comp.una, w->first_psn) ?
-			      qp->comp.una : w->first_psn);
+			      qp->comp.una : w->first_psn, VRNIC_RETX_TIMEOUT);
 	vrnic_comp_arm(qp);
 }

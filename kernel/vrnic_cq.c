@@ -13,6 +13,7 @@
 #include <rdma/uverbs_ioctl.h>
 
 #include "vrnic.h"
+#include "vrnic_trace.h"
 #include "vrnic_verbs.h"
 
 static size_t vrnic_cqe_size(bool user)
@@ -166,12 +167,17 @@ int vrnic_cq_post(struct vrnic_cq *cq, const struct ib_wc *wc, bool solicited)
 	bool notify = false;
 	void *slot;
 
+	if (wc->status != IB_WC_SUCCESS)
+		trace_cqe_error(ibcq, wc);
 	spin_lock_irqsave(&cq->lock, flags);
 	if (unlikely(vrnic_queue_full(&cq->queue))) {
 		bool first = !cq->overflowed;
 
 		cq->overflowed = true;
 		spin_unlock_irqrestore(&cq->lock, flags);
+		if (first)
+			trace_async_event(ibcq->device, IB_EVENT_CQ_ERR,
+					  ibcq->res.id);
 		if (first && ibcq->event_handler) {
 			struct ib_event ev = {
 				.device = ibcq->device,

@@ -20,6 +20,7 @@
 #include "vrnic.h"
 #include "vrnic_icrc.h"
 #include "vrnic_net.h"
+#include "vrnic_trace.h"
 
 struct workqueue_struct *vrnic_wq;
 
@@ -145,6 +146,7 @@ static void vrnic_port_event(struct vrnic_dev *vdev, enum ib_event_type type)
 		.event = type,
 	};
 
+	trace_async_event(&vdev->ibdev, type, VRNIC_PORT);
 	ib_dispatch_event(&ev);
 }
 

@@ -18,6 +18,7 @@
 #include "vrnic_psn.h"
 #include "vrnic_qp.h"
 #include "vrnic_recv.h"
+#include "vrnic_trace.h"
 #include "vrnic_verbs.h"
 
 /* Rounds of the QP's work before it yields the CPU and requeues. */
@@ -160,6 +161,7 @@ static void vrnic_qp_set_state(struct vrnic_qp *qp, enum ib_qp_state new,
 	vrnic_dbg(vdev, "qp %u %s => %s (%s)\n", qp->ibqp.qp_num,
 		  vrnic_qp_state_name(qp->state), vrnic_qp_state_name(new),
 		  vrnic_qp_cause_names[cause]);
+	trace_qp_state(&qp->ibqp, qp->state, new, cause);
 	qp->state = new;
 	qp->attr.qp_state = new;
 }
@@ -187,6 +189,7 @@ void vrnic_qp_error(struct vrnic_qp *qp, enum vrnic_qp_cause cause)
 
 	/* The QP's work flushes the queues. */
 	vrnic_qp_schedule(qp);
+	trace_async_event(qp->ibqp.device, IB_EVENT_QP_FATAL, qp->ibqp.qp_num);
 	if (qp->ibqp.event_handler) {
 		struct ib_event ev = {
 			.device = qp->ibqp.device,
@@ -278,7 +281,12 @@ static bool vrnic_qp_engines(struct vrnic_qp *qp, unsigned int rounds,
 			else
 				vrnic_comp_rx(qp, skb);
 			busy = true;
+			/* An error stops the QP: nothing after it executes. */
+			if (READ_ONCE(qp->state) == IB_QPS_ERR)
+				break;
 		}
+		if (READ_ONCE(qp->state) == IB_QPS_ERR)
+			continue;	/* the next round (or the work) flushes */
 		/*
 		 * One ACK for the batch (coalescing, IBA 9.7.5.1.1).  A lone
 		 * packet is answered at once unless ACKs went out recently:

@@ -218,6 +218,14 @@ enum vrnic_qp_cause {
 	VRNIC_QP_CAUSE_COUNT
 };
 
+/* Why the requester sends again (the retransmit tracepoint). */
+enum vrnic_retransmit_reason {
+	VRNIC_RETX_TIMEOUT,		/* the retransmit timer */
+	VRNIC_RETX_SEQ_NAK,		/* a PSN sequence error NAK */
+	VRNIC_RETX_RNR_NAK,		/* after an RNR NAK's delay */
+	VRNIC_RETX_LOST_RESPONSE,	/* a later response: implied NAK */
+};
+
 const char *vrnic_qp_state_name(enum ib_qp_state state);
 enum ib_wc_opcode vrnic_wr_wc_opcode(u32 wr_opcode);
 int vrnic_qp_modify_check(const struct ib_device_attr *dattr,

@@ -18,6 +18,7 @@
 #include "vrnic_psn.h"
 #include "vrnic_qp.h"
 #include "vrnic_recv.h"
+#include "vrnic_trace.h"
 #include "vrnic_verbs.h"
 
 /* At most this many PSNs are acknowledged by one coalesced ACK. */
@@ -73,6 +74,8 @@ void vrnic_resp_flush_ack(struct vrnic_qp *qp)
 
 static void vrnic_resp_send_ack(struct vrnic_qp *qp, u8 syndrome, u32 psn)
 {
+	if ((syndrome & VRNIC_AETH_TYPE_MASK) != VRNIC_AETH_ACK)
+		trace_nak(&qp->ibqp, psn, syndrome, 1);
 	vrnic_resp_flush_ack(qp);
 	vrnic_resp_ack_now(qp, syndrome, psn);
 }
@@ -120,6 +123,9 @@ static int vrnic_resp_get_wqe(struct vrnic_qp *qp)
 out:
 	if (srq)
 		spin_unlock_irqrestore(&srq->lock, flags);
+	if (limit_event)
+		trace_async_event(srq->ibsrq.device, IB_EVENT_SRQ_LIMIT_REACHED,
+				  srq->ibsrq.res.id);
 	if (limit_event && srq->ibsrq.event_handler) {
 		struct ib_event ev = {
 			.device = srq->ibsrq.device,

@@ -134,7 +134,7 @@ expect_fail() {
 	fi
 }
 
-guest_steps="kunit log-scan-catches-warn module-load conformance-rxe conformance-vrnic smoke-rxe smoke-vrnic interop-vrnic-rxe interop-rxe-vrnic iommu-rxe iommu-vrnic"
+guest_steps="kunit log-scan-catches-warn module-load conformance-rxe conformance-vrnic smoke-rxe smoke-vrnic bpftrace interop-vrnic-rxe interop-rxe-vrnic iommu-rxe iommu-vrnic"
 for fl in stock debug; do
 	any=0
 	for st in $guest_steps; do want "$fl/$st" && any=1; done
@@ -192,6 +192,9 @@ for fl in stock debug; do
 		guest "$fl/interop-conformance" "${kenv[@]}" --tolerate rdma_rxe --topo one \
 			--timeout 600 tools/testbed/tests/interop-conformance.sh
 	fi
+	# The bpftrace scripts against real traffic and real errors.
+	guest "$fl/bpftrace" "${kenv[@]}" --topo one --timeout $((300 * slow)) \
+		tools/testbed/tests/bpftrace.sh
 	# A kernel ULP: NVMe over Fabrics (nvme-rdma host, nvmet-rdma target on
 	# null_blk), 16 MiB written, read back and compared.
 	guest "$fl/nvmeof-vrnic" "${kenv[@]}" --topo two --timeout $((300 * slow)) \

@@ -137,9 +137,10 @@ protected:
 
 		ASSERT_EQ(write_faults(dev, line), 0) << line;
 	}
-	void inject_request(const std::string &action, uint32_t psn)
+	void inject_request(const std::string &action, uint32_t psn,
+			    uint32_t count = 1)
 	{
-		inject(Side::local, action, pair_.b.qp->num(), psn);
+		inject(Side::local, action, pair_.b.qp->num(), psn, count);
 	}
 	void inject_response(const std::string &action, uint32_t psn)
 	{
@@ -438,6 +439,37 @@ TEST_F(FaultTest, ManyLostAtomicAcksAreReplayed)
 	std::memcpy(&now, word->data(), 8);
 	EXPECT_EQ(now, base + n);
 	expect_all_hit(Side::remote);
+}
+
+/*
+ * A peer that never answers (every copy of the request lost): the
+ * requester retries retry_cnt times on the timer, then completes the WR
+ * with a retry-exceeded error, moves the QP to ERR and flushes the rest.
+ */
+TEST_F(FaultTest, PeerGoneIsRetryExceeded)
+{
+	auto src = make_mr(64, IBV_ACCESS_LOCAL_WRITE);
+	ibv_sge s[2] = { verbs::sge(*src, 0, 64), verbs::sge(*src, 0, 64) };
+	ibv_send_wr wr[2] = { wr_of(IBV_WR_SEND, &s[0], 1),
+			      wr_of(IBV_WR_SEND, &s[1], 2) };
+	Counters req(cfg().device);
+	/* The fixture's timeout (0.54 s) times kRetryCnt + 1 tries. */
+	const auto budget = (kRetryCnt + 1) * 540ms + cfg().timeout;
+
+	inject_request("drop", kPsnA, 1000);
+	wr[0].next = &wr[1];
+	verbs::post_send(*pair_.a.qp, wr[0]);
+	auto wc = try_poll(*pair_.a.send_cq, budget);
+	ASSERT_TRUE(wc) << "no completion within the retry budget";
+	EXPECT_TRUE(wc_status(*wc, IBV_WC_RETRY_EXC_ERR, 1));
+	EXPECT_TRUE(wc_status(poll_one(*pair_.a.send_cq, "flushed SEND"),
+			      IBV_WC_WR_FLUSH_ERR, 2));
+	EXPECT_EQ(wait_qp_state(*pair_.a.qp, IBV_QPS_ERR, cfg().timeout),
+		  IBV_QPS_ERR);
+	EXPECT_EQ(req.delta("retry_exceeded_err"), 1u);
+	EXPECT_GE(req.delta("retransmits"), uint64_t{kRetryCnt});
+	auto rwc = try_poll(*pair_.b.recv_cq, 0ms);
+	EXPECT_FALSE(rwc) << "the responder received " << describe(*rwc);
 }
 
 } // namespace

@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * vrnic tracepoints, system "vrnic".  Every field is a plain integer, plus
+ * the device name as a string, so bpftrace scripts need no BTF:
+ *
+ *   bpftrace -e 'tracepoint:vrnic:qp_state { printf("%s qp %u %d->%d\n",
+ *                str(args->dev), args->qpn, args->old_state,
+ *                args->new_state); }'
+ *
+ * States are enum ib_qp_state (0 RESET .. 6 ERR), QP types enum ib_qp_type,
+ * statuses enum ib_wc_status, events enum ib_event_type.
+ *
+ * Copyright (c) 2026 The vrnic authors
+ */
+
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM vrnic
+
+#if !defined(VRNIC_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
+#define VRNIC_TRACE_H
+
+#include <linux/tracepoint.h>
+#include <rdma/ib_verbs.h>
+
+/* Why a QP changed state: enum vrnic_qp_cause. */
+#define VRNIC_TRACE_CAUSES			\
+	{ 0, "verb" },				\
+	{ 1, "error" },				\
+	{ 2, "retry" },				\
+	{ 3, "destroy" }
+
+/* Why the requester sends again: enum vrnic_retransmit_reason. */
+#define VRNIC_TRACE_RETRANSMITS			\
+	{ 0, "timeout" },			\
+	{ 1, "seq_nak" },			\
+	{ 2, "rnr_nak" },			\
+	{ 3, "lost_response" }
+
+TRACE_EVENT(qp_state,
+	TP_PROTO(const struct ib_qp *qp, u32 old_state, u32 new_state,
+		 u32 cause),
+	TP_ARGS(qp, old_state, new_state, cause),
+	TP_STRUCT__entry(
+		__string(dev, dev_name(&qp->device->dev))
+		__field(u32, qpn)
+		__field(u32, qp_type)
+		__field(u32, old_state)
+		__field(u32, new_state)
+		__field(u32, cause)
+	),
+	TP_fast_assign(
+		__assign_str(dev, dev_name(&qp->device->dev));
+		__entry->qpn = qp->qp_num;
+		__entry->qp_type = qp->qp_type;
+		__entry->old_state = old_state;
+		__entry->new_state = new_state;
+		__entry->cause = cause;
+	),
+	TP_printk("%s qpn %u type %u %u -> %u (%s)", __get_str(dev),
+		  __entry->qpn, __entry->qp_type, __entry->old_state,
+		  __entry->new_state,
+		  __print_symbolic(__entry->cause, VRNIC_TRACE_CAUSES))
+);
+
+TRACE_EVENT(retransmit,
+	TP_PROTO(const struct ib_qp *qp, u32 psn, u32 reason, u32 retry_left),
+	TP_ARGS(qp, psn, reason, retry_left),
+	TP_STRUCT__entry(
+		__string(dev, dev_name(&qp->device->dev))
+		__field(u32, qpn)
+		__field(u32, psn)
+		__field(u32, reason)
+		__field(u32, retry_left)
+	),
+	TP_fast_assign(
+		__assign_str(dev, dev_name(&qp->device->dev));
+		__entry->qpn = qp->qp_num;
+		__entry->psn = psn;
+		__entry->reason = reason;
+		__entry->retry_left = retry_left;
+	),
+	TP_printk("%s qpn %u from psn %u (%s) retries left %u",
+		  __get_str(dev), __entry->qpn, __entry->psn,
+		  __print_symbolic(__entry->reason, VRNIC_TRACE_RETRANSMITS),
+		  __entry->retry_left)
+);
+
+/* @sent: 1 when this QP's responder sent it, 0 when its requester got it. */
+TRACE_EVENT(nak,
+	TP_PROTO(const struct ib_qp *qp, u32 psn, u32 syndrome, u32 sent),
+	TP_ARGS(qp, psn, syndrome, sent),
+	TP_STRUCT__entry(
+		__string(dev, dev_name(&qp->device->dev))
+		__field(u32, qpn)
+		__field(u32, psn)
+		__field(u32, syndrome)
+		__field(u32, sent)
+	),
+	TP_fast_assign(
+		__assign_str(dev, dev_name(&qp->device->dev));
+		__entry->qpn = qp->qp_num;
+		__entry->psn = psn;
+		__entry->syndrome = syndrome;
+		__entry->sent = sent;
+	),
+	TP_printk("%s qpn %u %s psn %u syndrome 0x%02x", __get_str(dev),
+		  __entry->qpn, __entry->sent ? "sent" : "received",
+		  __entry->psn, __entry->syndrome)
+);
+
+TRACE_EVENT(cqe_error,
+	TP_PROTO(const struct ib_cq *cq, const struct ib_wc *wc),
+	TP_ARGS(cq, wc),
+	TP_STRUCT__entry(
+		__string(dev, dev_name(&cq->device->dev))
+		__field(u32, qpn)
+		__field(u64, wr_id)
+		__field(u32, status)
+		__field(u32, opcode)
+	),
+	TP_fast_assign(
+		__assign_str(dev, dev_name(&cq->device->dev));
+		__entry->qpn = wc->qp ? wc->qp->qp_num : 0;
+		__entry->wr_id = wc->wr_id;
+		__entry->status = wc->status;
+		__entry->opcode = wc->opcode;
+	),
+	TP_printk("%s qpn %u wr_id 0x%llx status %u opcode %u",
+		  __get_str(dev), __entry->qpn, __entry->wr_id,
+		  __entry->status, __entry->opcode)
+);
+
+/* @element: the QPN, CQ or SRQ number, or the port, as the event names. */
+TRACE_EVENT(async_event,
+	TP_PROTO(const struct ib_device *ibdev, u32 event, u32 element),
+	TP_ARGS(ibdev, event, element),
+	TP_STRUCT__entry(
+		__string(dev, dev_name(&ibdev->dev))
+		__field(u32, event)
+		__field(u32, element)
+	),
+	TP_fast_assign(
+		__assign_str(dev, dev_name(&ibdev->dev));
+		__entry->event = event;
+		__entry->element = element;
+	),
+	TP_printk("%s event %u element %u", __get_str(dev),
+		  __entry->event, __entry->element)
+);
+
+#endif /* VRNIC_TRACE_H */
+
+#undef TRACE_INCLUDE_PATH
+#define TRACE_INCLUDE_PATH .
+#undef TRACE_INCLUDE_FILE
+#define TRACE_INCLUDE_FILE vrnic_trace
+#include <trace/define_trace.h>

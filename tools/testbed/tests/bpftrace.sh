@@ -1,0 +1,87 @@
+# SPDX-License-Identifier: GPL-2.0
+# The bpftrace scripts of tools/bpftrace against real traffic on vrnic0:
+# qp-states.bt sees an ibv_rc_pingpong's QPs go RESET->INIT->RTR->RTS and
+# back to RESET on destroy, with the per-state histogram on exit;
+# qp-errors.bt sees a QP enter ERR for a remote access error (with the
+# NAK and the error completion) and for retry exhausted (with the
+# retransmissions).
+. tools/testbed/guest-lib.sh
+bin=${VRNIC_BUILD:-build}/userspace/tests/vrnic-conformance
+dev=$(tb_rdma_dev vrnic)
+gid=$(tb_gid_index "$dev")
+T=120
+[ "$VRNIC_KERNEL" = debug ] && T=600
+
+# trace SCRIPT OUT: start bpftrace in the background; wait until attached.
+trace() {
+	bpftrace "tools/bpftrace/$1" >"$2" 2>&1 &
+	tpid=$!
+	local i
+	for ((i = 0; i < T * 10; i++)); do
+		grep -q -e '^TIME' -e '^Tracing' "$2" && return 0
+		kill -0 $tpid 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "bpftrace $1 did not attach:"; cat "$2"
+	return 1
+}
+# untrace: end bpftrace as Ctrl-C would, so its END block runs.
+untrace() {
+	kill -INT $tpid
+	wait $tpid || true
+}
+
+# ---- qp-states.bt: one pingpong ----
+out=$VRNIC_OUT/qp-states.txt
+trace qp-states.bt "$out"
+timeout "$T" ibv_rc_pingpong -d "$dev" -g "$gid" -n 20 >"$VRNIC_OUT/pp-server.log" 2>&1 &
+spid=$!
+for ((i = 0; i < T * 10; i++)); do
+	ss -Hltn "sport = :18515" | grep -q . && break
+	sleep 0.1
+done
+tb_check bpftrace/pingpong-ran timeout "$T" ibv_rc_pingpong -d "$dev" -g "$gid" -n 20 127.0.0.1 \
+	>"$VRNIC_OUT/pp-client.log" 2>&1
+wait $spid || true
+untrace
+cat "$out"
+# The two QPs' numbers, from the pingpongs' "local address" lines.
+qpns=$(sed -n 's/.*local address:.*QPN 0x\([0-9a-f]*\),.*/\1/p' \
+	"$VRNIC_OUT/pp-server.log" "$VRNIC_OUT/pp-client.log")
+# seen QPN FROM TO CAUSE: a transition line of that QP.
+seen() {
+	awk -v q="$1" -v f="$2" -v t="$3" -v c="$4" \
+		'$3 == q && $4 == "RC" && $5 == f && $6 == t && $7 == c { ok = 1 }
+		 END { exit !ok }' "$out"
+}
+n=0
+for hex in $qpns; do
+	q=$((16#$hex))
+	n=$((n + 1))
+	tb_check "bpftrace/qp-states-qp$n-reset-init" seen "$q" RESET INIT verb
+	tb_check "bpftrace/qp-states-qp$n-init-rtr" seen "$q" INIT RTR verb
+	tb_check "bpftrace/qp-states-qp$n-rtr-rts" seen "$q" RTR RTS verb
+	tb_check "bpftrace/qp-states-qp$n-destroy" seen "$q" RTS RESET destroy
+done
+tb_check bpftrace/qp-states-two-qps test "$n" -eq 2
+tb_check bpftrace/qp-states-histogram grep -q '^@usecs_in_state\[RTS\]:' "$out"
+
+# ---- qp-errors.bt: a remote access error and a peer gone ----
+out=$VRNIC_OUT/qp-errors.txt
+trace qp-errors.bt "$out"
+"$bin" --device "$dev" \
+	--gtest_filter='ErrorTest.WriteWithInvalidRkeyIsRemoteAccessErrorThenFlush:FaultTest.PeerGoneIsRetryExceeded' \
+	>"$VRNIC_OUT/errors-conformance.log" 2>&1 || true
+untrace
+cat "$out"
+tb_check bpftrace/qp-errors-tests-passed grep -q '^\[  PASSED  \] 2 tests' \
+	"$VRNIC_OUT/errors-conformance.log"
+tb_check bpftrace/qp-errors-access-error grep -q -- '-> ERR (error)' "$out"
+tb_check bpftrace/qp-errors-nak-sent grep -q 'NAK sent psn .* syndrome 0x62' "$out"
+tb_check bpftrace/qp-errors-cqe-status grep -q 'error completion .* status 10$' "$out"
+tb_check bpftrace/qp-errors-retry-exhausted grep -q -- '-> ERR (retry)' "$out"
+tb_check bpftrace/qp-errors-retransmits grep -q 'retransmit from psn .* (timeout)' "$out"
+tb_check bpftrace/qp-errors-summary grep -q '^@err_by_cause\[retry\]: 1$' "$out"
+
+rdma link delete "$dev"
+rmmod rdma_vrnic
