@@ -83,6 +83,36 @@ void vrnic_dev_release_net(struct vrnic_dev *vdev)
 		vrnic_net_put(vdev);
 }
 
+/*
+ * The netdev arrived in another network namespace: take (or open) that
+ * namespace's UDP sockets.  The GIDs follow through the core's handling
+ * of the same netdev events, and routes are looked up in the netdev's
+ * namespace on every send.
+ */
+static void vrnic_dev_follow_net(struct vrnic_dev *vdev)
+{
+	struct net *net = dev_net(vdev->ndev);
+	bool have;
+	int err;
+
+	mutex_lock(&vrnic_devs_lock);
+	have = vdev->net_ok;
+	mutex_unlock(&vrnic_devs_lock);
+	if (have)
+		return;
+	vdev->net = net;
+	err = vrnic_net_get(vdev);
+	if (err) {
+		ibdev_err(&vdev->ibdev,
+			  "no RoCE UDP socket in %s's new namespace (%d): the device cannot carry traffic there\n",
+			  netdev_name(vdev->ndev), err);
+		return;
+	}
+	mutex_lock(&vrnic_devs_lock);
+	vdev->net_ok = true;
+	mutex_unlock(&vrnic_devs_lock);
+}
+
 static int vrnic_newlink(const char *name, struct net_device *ndev)
 {
 	struct ib_device *other;
@@ -161,9 +191,19 @@ static int vrnic_netdev_event(struct notifier_block *nb, unsigned long event,
 
 	switch (event) {
 	case NETDEV_UNREGISTER:
-		/* The device cannot outlive its netdev. */
+		/*
+		 * A netdev moving to another namespace unregisters from the
+		 * old one still NETREG_REGISTERED, then registers in the new
+		 * one: the device follows it.  Otherwise the netdev is going
+		 * away, and the device cannot outlive it.
+		 */
 		vrnic_dev_release_net(vdev);
-		ib_unregister_device_queued(&vdev->ibdev);
+		if (ndev->reg_state != NETREG_REGISTERED)
+			ib_unregister_device_queued(&vdev->ibdev);
+		break;
+	case NETDEV_REGISTER:
+		/* Arrived in its new namespace: use that one's UDP socket. */
+		vrnic_dev_follow_net(vdev);
 		break;
 	case NETDEV_UP:
 	case NETDEV_CHANGE:

@@ -2,7 +2,8 @@
 # vrnic in network namespaces, in one guest: vrnic0 on veth0 in ns0 and
 # vrnic1 on veth1 in ns1, joined by the veth pair, carry RC, UD and READ
 # traffic through it; each device's GIDs are its own namespace's
-# addresses; deleting a namespace removes the device on it.
+# addresses; a device follows its netdev into another namespace;
+# deleting a namespace removes the device on it.
 . tools/testbed/guest-lib.sh
 : "${VRNIC_KMOD:=$VRNIC_REPO/kernel}"
 T=${NETNS_TIMEOUT:-120}
@@ -49,7 +50,7 @@ tb_check netns/gid-not-foreign bash -c '! grep -qx 0000:0000:0000:0000:0000:ffff
 tb_check netns/ip ip netns exec ns1 ping -c 2 -W 2 10.97.0.1
 
 # pair NAME SERVER-CMD CLIENT-CMD [PORT]: the server in ns0 on vrnic0, the
-# client in ns1 on vrnic1 connecting to ns0's address once the server
+# client in namespace $cns on vrnic1 connecting to ns0's address once the server
 # listens on TCP PORT (default 18515; - for rdma_cm: wait 2 s); both are
 # bounded by $T.
 pair() {
@@ -65,7 +66,7 @@ pair() {
 			sleep 0.1
 		done
 	fi
-	ip netns exec ns1 timeout "$T" $cli >"$log.client.log" 2>&1 || rc=$?
+	ip netns exec "$cns" timeout "$T" $cli >"$log.client.log" 2>&1 || rc=$?
 	wait $pid || src=$?
 	tail -n 3 "$log.client.log"
 	if [ "$rc" -eq 0 ] && [ "$src" -eq 0 ]; then
@@ -77,6 +78,7 @@ pair() {
 
 g0=$(tb_gid_index vrnic0)
 g1=$(tb_gid_index vrnic1)
+cns=ns1
 pair netns/ibv_rc_pingpong "ibv_rc_pingpong -d vrnic0 -g $g0 -n 200" \
 	"ibv_rc_pingpong -d vrnic1 -g $g1 -n 200 10.97.0.1"
 pair netns/ibv_ud_pingpong "ibv_ud_pingpong -d vrnic0 -g $g0 -n 200" \
@@ -89,10 +91,32 @@ pair netns/ib_atomic_bw "ib_atomic_bw -d vrnic0 -x $g0 -F -n 200" \
 	"ib_atomic_bw -d vrnic1 -x $g1 -F -n 200 10.97.0.1"
 pair netns/rping "rping -s -a 10.97.0.1 -v -C 10" "rping -c -a 10.97.0.1 -v -C 10" -
 
-# Not yet: moving a netdev to another namespace.  vrnic's notifier takes
-# the move's NETDEV_UNREGISTER for an unregistration and removes the
-# device; making the device follow its netdev (socket and GIDs) is work
-# for the reliability issue.
+# Moving a netdev to another namespace: its device follows, with the new
+# namespace's addresses as GIDs and its UDP socket; the old GIDs go.
+ip netns add ns2
+ip -n ns1 link set veth1 netns ns2
+ip -n ns2 link set lo up
+ip -n ns2 addr add 10.97.0.3/24 dev veth1
+ip -n ns2 link set veth1 up
+tb_check netns/move-device-stays test -e /sys/class/infiniband/vrnic1
+tb_check netns/move-gid-new wait_gid vrnic1 0000:0000:0000:0000:0000:ffff:0a61:0003
+# gid_gone DEV TEXT: TEXT leaves DEV's GID table within 5 s.
+gid_gone() {
+	local i
+	for ((i = 0; i < 50; i++)); do
+		gid_has "$1" "$2" || return 0
+		sleep 0.1
+	done
+	return 1
+}
+tb_check netns/move-gid-old-gone gid_gone vrnic1 0000:0000:0000:0000:0000:ffff:0a61:0002
+g1=$(tb_gid_index vrnic1)
+# From here the client side is the moved device, in ns2.
+cns=ns2
+pair netns/move-ibv_rc_pingpong "ibv_rc_pingpong -d vrnic0 -g $g0 -n 200" \
+	"ibv_rc_pingpong -d vrnic1 -g $g1 -n 200 10.97.0.1"
+pair netns/move-ib_read_bw "ib_read_bw -d vrnic0 -x $g0 -F -n 200" \
+	"ib_read_bw -d vrnic1 -x $g1 -F -n 200 10.97.0.1"
 
 # Deleting a namespace destroys its veth end (and so the pair); both
 # devices go with it.
@@ -109,4 +133,5 @@ gone() {
 tb_check netns/device-gone-with-namespace gone
 rdma link show
 ip netns del ns1
+ip netns del ns2
 rmmod rdma_vrnic
