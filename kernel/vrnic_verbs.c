@@ -102,6 +102,19 @@ static void vrnic_dealloc_ucontext(struct ib_ucontext *ibuc)
 {
 }
 
+/*
+ * The device goes away (rdma link delete, rmmod, the netdev unregistered)
+ * while processes still have it open.  Offering this lets the core destroy
+ * their objects and return at once, the processes seeing EIO from then
+ * on, instead of waiting for every one of them to close the device.
+ * Nothing of vrnic's outlives that: the queue rings a process still has
+ * mapped are vmalloc pages that its mapping keeps until it unmaps them, and
+ * the engines stopped with the QPs.
+ */
+static void vrnic_disassociate_ucontext(struct ib_ucontext *ibuc)
+{
+}
+
 static int vrnic_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
 	atomic_inc(&to_vdev(ibpd->device)->num_pd);
@@ -205,6 +218,7 @@ static const struct ib_device_ops vrnic_dev_ops = {
 	.dealloc_driver = vrnic_dealloc_driver,
 	.dealloc_pd = vrnic_dealloc_pd,
 	.dealloc_ucontext = vrnic_dealloc_ucontext,
+	.disassociate_ucontext = vrnic_disassociate_ucontext,
 	.dereg_mr = vrnic_dereg_mr,
 	.destroy_ah = vrnic_destroy_ah,
 	.destroy_cq = vrnic_destroy_cq,

@@ -1,0 +1,168 @@
+# SPDX-License-Identifier: GPL-2.0
+# Teardown under load, in one guest: vrnic0 (ns0) and vrnic1 (ns1) over a
+# veth pair carry ib_write_bw traffic while, one case at a time, the
+# device is deleted, its netdev goes down, changes MTU or is unregistered,
+# a process is killed, or the module is unloaded.  Each case checks that
+# the operation returns, that the processes end (with an error where
+# their device went away, never hanging), that nothing of theirs is left
+# (rdma res), and that the devices carry traffic afterwards; the testbed
+# fails the run on any oops, WARN, KASAN, lockdep or kmemleak report.
+. tools/testbed/guest-lib.sh
+: "${VRNIC_KMOD:=$VRNIC_REPO/kernel}"
+T=60
+D=15
+[ "$VRNIC_KERNEL" = debug ] && T=300
+
+tb_modprobe ib_core ib_uverbs rdma_ucm veth udp_tunnel ip6_udp_tunnel
+
+# setup: the module, the namespaces, the veth pair and both devices.
+setup() {
+	lsmod | grep -q '^rdma_vrnic ' || insmod "$VRNIC_KMOD/rdma_vrnic.ko"
+	ip netns add ns0 2>/dev/null || true
+	ip netns add ns1 2>/dev/null || true
+	ip -n ns0 link show veth0 >/dev/null 2>&1 ||
+		ip link add veth0 netns ns0 type veth peer name veth1 netns ns1
+	local n
+	for n in 0 1; do
+		ip -n ns$n link set lo up
+		ip -n ns$n addr replace 10.97.0.$((n + 1))/24 dev veth$n
+		ip -n ns$n link set veth$n up
+		[ -e /sys/class/infiniband/vrnic$n ] ||
+			ip netns exec ns$n rdma link add vrnic$n type vrnic netdev veth$n
+	done
+	local i
+	for ((i = 0; i < 50; i++)); do
+		[ -n "$(tb_gid_index vrnic0 2>/dev/null)" ] &&
+			[ -n "$(tb_gid_index vrnic1 2>/dev/null)" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# start_traffic: ib_write_bw for $D s, server in ns0, client in ns1;
+# returns once the client is under way (its QP is in RTS).  A process
+# whose own device goes away polls its mapped CQ until its duration ends
+# (the core tells it with IBV_EVENT_DEVICE_FATAL, which perftest does not
+# read), so D stays well below T.
+start_traffic() {
+	local g0 g1 i
+	g0=$(tb_gid_index vrnic0)
+	g1=$(tb_gid_index vrnic1)
+	ip netns exec ns0 timeout $((T + 60)) ib_write_bw -d vrnic0 -x "$g0" -F -D "$D" \
+		>"$VRNIC_OUT/$case.server.log" 2>&1 &
+	spid=$!
+	for ((i = 0; i < T * 10; i++)); do
+		ip netns exec ns0 ss -Hltn "sport = :18515" | grep -q . && break
+		sleep 0.1
+	done
+	ip netns exec ns1 timeout $((T + 60)) ib_write_bw -d vrnic1 -x "$g1" -F -D "$D" 10.97.0.1 \
+		>"$VRNIC_OUT/$case.client.log" 2>&1 &
+	cpid=$!
+	for ((i = 0; i < T * 10; i++)); do
+		rdma res show qp 2>/dev/null | grep -q 'type RC state RTS.*comm ib_write_bw' &&
+			break
+		sleep 0.1
+	done
+	sleep 2		# let the bytes flow
+}
+
+# ends PID: the process ends within $T s (whatever its status).
+ends() {
+	local i
+	for ((i = 0; i < T * 10; i++)); do
+		kill -0 "$1" 2>/dev/null || { wait "$1" 2>/dev/null || true; return 0; }
+		sleep 0.1
+	done
+	echo "pid $1 still running after $T s:"; cat "/proc/$1/stack" 2>/dev/null || true
+	kill -9 "$1" 2>/dev/null || true
+	return 1
+}
+# no_qps: no RC QP of ib_write_bw is left on any device.
+no_qps() { ! rdma res show qp 2>/dev/null | grep -q 'comm ib_write_bw'; }
+# bounded CMD...: CMD returns within $T s.
+bounded() { timeout "$T" "$@"; }
+# works: a short pingpong between the two devices passes.
+works() {
+	local g0 g1 i rc=0
+	g0=$(tb_gid_index vrnic0)
+	g1=$(tb_gid_index vrnic1)
+	ip netns exec ns0 timeout "$T" ibv_rc_pingpong -d vrnic0 -g "$g0" -n 50 -p 18516 \
+		>"$VRNIC_OUT/$case.pp.log" 2>&1 &
+	local p=$!
+	for ((i = 0; i < T * 10; i++)); do
+		ip netns exec ns0 ss -Hltn "sport = :18516" | grep -q . && break
+		sleep 0.1
+	done
+	ip netns exec ns1 timeout "$T" ibv_rc_pingpong -d vrnic1 -g "$g1" -n 50 -p 18516 10.97.0.1 \
+		>>"$VRNIC_OUT/$case.pp.log" 2>&1 || rc=$?
+	wait $p || rc=$?
+	return $rc
+}
+# gone DEV: the RDMA device is gone within 10 s.
+gone() {
+	local i
+	for ((i = 0; i < 100; i++)); do
+		[ -e "/sys/class/infiniband/$1" ] || return 0
+		sleep 0.1
+	done
+	return 1
+}
+# finish: every traffic process ended, nothing left, devices work again.
+finish() {
+	tb_check "teardown/$case/server-ends" ends "$spid"
+	tb_check "teardown/$case/client-ends" ends "$cpid"
+	tb_check "teardown/$case/no-qps-left" no_qps
+	tb_check "teardown/$case/setup-again" setup
+	tb_check "teardown/$case/traffic-after" works
+}
+
+tb_check teardown/setup setup
+
+case=link-delete
+start_traffic
+tb_check "teardown/$case/delete-returns" bounded rdma link delete vrnic0
+tb_check "teardown/$case/device-gone" gone vrnic0
+finish
+
+case=netdev-down
+start_traffic
+tb_check "teardown/$case/down" ip -n ns1 link set veth1 down
+sleep 3
+tb_check "teardown/$case/up" ip -n ns1 link set veth1 up
+# The write_bw peers may or may not survive the outage: they must end.
+finish
+
+case=mtu-change
+start_traffic
+tb_check "teardown/$case/mtu-2000" ip -n ns0 link set veth0 mtu 2000
+tb_check "teardown/$case/mtu-1500" ip -n ns0 link set veth0 mtu 1500
+# Path MTU 1024 fits either way: the transfer goes on and succeeds.
+tb_check "teardown/$case/server-succeeds" wait "$spid"
+tb_check "teardown/$case/client-succeeds" wait "$cpid"
+tb_check "teardown/$case/no-qps-left" no_qps
+tb_check "teardown/$case/traffic-after" works
+
+case=netdev-unregister
+start_traffic
+tb_check "teardown/$case/del-veth" bounded ip -n ns0 link del veth0
+tb_check "teardown/$case/vrnic0-gone" gone vrnic0
+tb_check "teardown/$case/vrnic1-gone" gone vrnic1
+finish
+
+case=process-killed
+start_traffic
+kill -9 "$cpid"
+finish
+
+case=module-unload
+start_traffic
+tb_check "teardown/$case/rmmod-returns" bounded rmmod rdma_vrnic
+tb_check "teardown/$case/vrnic0-gone" gone vrnic0
+tb_check "teardown/$case/vrnic1-gone" gone vrnic1
+finish
+
+rdma link delete vrnic0
+rdma link delete vrnic1
+rmmod rdma_vrnic
+ip netns del ns0
+ip netns del ns1
