@@ -134,7 +134,7 @@ expect_fail() {
 	fi
 }
 
-guest_steps="kunit log-scan-catches-warn module-load conformance-rxe conformance-vrnic smoke-rxe smoke-vrnic bpftrace interop-vrnic-rxe interop-rxe-vrnic iommu-rxe iommu-vrnic"
+guest_steps="kunit log-scan-catches-warn module-load conformance-rxe conformance-vrnic smoke-rxe smoke-vrnic teardown load bpftrace interop-vrnic-rxe interop-rxe-vrnic iommu-rxe iommu-vrnic"
 for fl in stock debug; do
 	any=0
 	for st in $guest_steps; do want "$fl/$st" && any=1; done
@@ -192,6 +192,13 @@ for fl in stock debug; do
 		guest "$fl/interop-conformance" "${kenv[@]}" --tolerate rdma_rxe --topo one \
 			--timeout 600 tools/testbed/tests/interop-conformance.sh
 	fi
+	# Devices deleted, netdevs down, unregistered or changing MTU, a
+	# process killed, the module unloaded: all under traffic.
+	guest "$fl/teardown" "${kenv[@]}" --topo one --timeout $((900 * slow)) \
+		tools/testbed/tests/teardown.sh
+	# 1000 RC QPs with traffic, three rounds, no growth.
+	guest "$fl/load" "${kenv[@]}" --topo one --timeout $((600 * slow)) \
+		tools/testbed/tests/load.sh
 	# The bpftrace scripts against real traffic and real errors.
 	guest "$fl/bpftrace" "${kenv[@]}" --topo one --timeout $((300 * slow)) \
 		tools/testbed/tests/bpftrace.sh
