@@ -134,7 +134,7 @@ expect_fail() {
 	fi
 }
 
-guest_steps="kunit log-scan-catches-warn module-load conformance-rxe conformance-vrnic smoke-rxe smoke-vrnic teardown load bpftrace interop-vrnic-rxe interop-rxe-vrnic iommu-rxe iommu-vrnic"
+guest_steps="kunit log-scan-catches-warn module-load conformance-rxe conformance-vrnic smoke-rxe smoke-vrnic teardown load vrnicctl bpftrace interop-vrnic-rxe interop-rxe-vrnic iommu-rxe iommu-vrnic"
 for fl in stock debug; do
 	any=0
 	for st in $guest_steps; do want "$fl/$st" && any=1; done
@@ -199,6 +199,9 @@ for fl in stock debug; do
 	# 1000 RC QPs with traffic, three rounds, no growth.
 	guest "$fl/load" "${kenv[@]}" --topo one --timeout $((600 * slow)) \
 		tools/testbed/tests/load.sh
+	# vrnicctl against a live vrnic0: dev/stats/qp/model, text and -j, errors.
+	guest "$fl/vrnicctl" "${kenv[@]}" --topo one --timeout $((400 * slow)) \
+		tools/testbed/tests/vrnicctl.sh
 	# The bpftrace scripts against real traffic and real errors.
 	guest "$fl/bpftrace" "${kenv[@]}" --topo one --timeout $((300 * slow)) \
 		tools/testbed/tests/bpftrace.sh

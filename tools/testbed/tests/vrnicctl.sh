@@ -1,0 +1,238 @@
+# SPDX-License-Identifier: GPL-2.0
+# vrnicctl against a live vrnic device in one guest: dev show (text and
+# -j) against sysfs, rdma and ibv_devinfo; stats show -j against the
+# hw_counters files; counters and rates under ibv_rc_pingpong (the device
+# talking to its own GID); qp show listing the pingpong's RC QP; stats
+# watch; model show/set; the error paths and their exit statuses.
+. tools/testbed/guest-lib.sh
+k=$VRNIC_KERNEL
+vc=$VRNIC_REPO/${VRNIC_BUILD:-build}/userspace/vrnicctl/vrnicctl
+[ -x "$vc" ] || { echo "$vc is not built (make userspace)"; exit 1; }
+T=${VRNICCTL_TIMEOUT:-120}
+[ "$k" = debug ] && T=600
+out=$VRNIC_OUT/vrnicctl
+mkdir -p "$out"
+
+# Before the module: no devices, and the error says how to make one.
+tb_modprobe ib_core ib_uverbs rdma_ucm
+no_devices() {
+	local rc=0
+	"$vc" dev show >"$out/nodev.out" 2>"$out/nodev.err" || rc=$?
+	cat "$out/nodev.err"
+	[ "$rc" -ne 0 ] && grep -q 'no vrnic devices' "$out/nodev.err" &&
+		grep -q 'rdma link add vrnic0 type vrnic netdev' "$out/nodev.err"
+}
+tb_check "vrnicctl/$k/no-devices-error" no_devices
+
+dev=$(tb_rdma_dev vrnic)
+gid=$(tb_gid_index "$dev")
+sysd=/sys/class/infiniband/$dev
+"$vc" dev show
+"$vc" -p dev show
+
+# dev show: text and JSON agree with sysfs, rdma and ibv_devinfo.
+dev_text() {
+	local l
+	l=$("$vc" dev show "$dev")
+	echo "$l"
+	[[ $l == "$dev/1: netdev eth0 state ACTIVE active-mtu "*" driver vrnic"* ]]
+}
+tb_check "vrnicctl/$k/dev-show-text" dev_text
+dev_json() {
+	local j mtu gids
+	j=$("$vc" -j dev show)
+	mtu=$(ibv_devinfo -d "$dev" | sed -n 's/.*active_mtu:[[:space:]]*\([0-9]*\).*/\1/p')
+	gids=$(grep -vc '^[0:]*$' "$sysd"/ports/1/gids/* | awk -F: '{ n += $2 } END { print n }')
+	echo "$j"; echo "ibv_devinfo active_mtu $mtu, sysfs gids $gids"
+	echo "$j" | jq -e --arg dev "$dev" --argjson mtu "$mtu" --argjson gids "$gids" '
+		length == 1 and .[0].dev == $dev and .[0].port == 1 and
+		.[0].netdev == "eth0" and .[0].state == "ACTIVE" and
+		.[0]["active-mtu"] == $mtu and .[0].gids == $gids and
+		.[0].driver == "vrnic" and (.[0].qps | type) == "number" and
+		(.[0].mrs | type) == "number"' >/dev/null
+}
+tb_check "vrnicctl/$k/dev-show-json" dev_json
+# The same keys in text and JSON.
+same_keys() {
+	local tk jk
+	tk=$("$vc" dev show "$dev" | cut -d: -f2- | tr ' ' '\n' | awk 'NR % 2 == 0' | sort | paste -sd' ')
+	jk=$("$vc" -j dev show "$dev" | jq -r '.[0] | del(.dev, .port) | keys[]' | sort | paste -sd' ')
+	echo "text: $tk"; echo "json: $jk"
+	[ -n "$tk" ] && [ "$tk" = "$jk" ]
+}
+tb_check "vrnicctl/$k/dev-show-same-keys" same_keys
+tb_check "vrnicctl/$k/abbreviation" bash -c "[ \"\$('$vc' d)\" = \"\$('$vc' dev show)\" ]"
+ambiguous() {
+	local rc=0
+	"$vc" model s "$dev" 2>"$out/amb.err" || rc=$?
+	cat "$out/amb.err"
+	[ "$rc" -ne 0 ] && grep -q "ambiguous command 's'.*show set" "$out/amb.err"
+}
+tb_check "vrnicctl/$k/ambiguous-prefix" ambiguous
+
+# stats show -j: exactly the hw_counters files (less lifespan), same values.
+stats_files() {
+	local f
+	for f in "$sysd"/ports/1/hw_counters/*; do
+		[ "${f##*/}" = lifespan ] && continue
+		echo "${f##*/} $(cat "$f")"
+	done | sort
+}
+stats_match() {
+	stats_files >"$out/stats.sysfs"
+	"$vc" -j stats show "$dev/1" |
+		jq -r '.[0].counters | to_entries[] | "\(.key) \(.value)"' | sort >"$out/stats.vrnicctl"
+	diff "$out/stats.sysfs" "$out/stats.vrnicctl" && [ "$(wc -l <"$out/stats.sysfs")" -ge 10 ]
+}
+tb_check "vrnicctl/$k/stats-show-json-matches-sysfs" stats_match
+"$vc" stats show
+
+# A pingpong server creates its RC QP before it waits for the client, so
+# qp show must list it while the server waits.
+counter() { "$vc" -j stats show "$dev" | jq -r ".[0].counters.$1"; }
+sent0=$(counter sent_pkts)
+rcvd0=$(counter rcvd_pkts)
+timeout "$T" ibv_rc_pingpong -d "$dev" -g "$gid" -n 500 >"$out/pp-server.log" 2>&1 &
+srv=$!
+tb_wait_port 18515 "$T" || true
+qp_listed() {
+	local j
+	j=$("$vc" -j qp show "$dev")
+	echo "$j"
+	"$vc" qp show "$dev"
+	qpn=$(echo "$j" | jq -r '[.[] | select(.type == "RC" and .comm == "ibv_rc_pingpong")][0].lqpn')
+	[ "$qpn" != null ] || return 1
+	# The QP's pid is the server's (a child of its timeout, $srv).
+	pid=$(echo "$j" | jq -r --argjson q "$qpn" '[.[] | select(.lqpn == $q)][0].pid')
+	[ "$(ps -o ppid= -p "$pid" | tr -d ' ')" = "$srv" ] || return 1
+	echo "$j" | jq -e --argjson q "$qpn" \
+		'[.[] | select(.lqpn == $q)][0] | (.state | IN("INIT", "RTR", "RTS")) and
+		 (."sq-psn" | type) == "number"' >/dev/null
+}
+tb_check "vrnicctl/$k/qp-show-lists-pingpong" qp_listed
+qp_one() {
+	[ -n "${qpn:-}" ] && [ "$qpn" != null ] || return 1
+	local l
+	l=$("$vc" qp show "$dev" qpn "$qpn")
+	echo "$l"
+	[[ $l == "$dev/1: lqpn $qpn "*" type RC "* ]] && [ "$(echo "$l" | wc -l)" -eq 1 ]
+}
+tb_check "vrnicctl/$k/qp-show-qpn" qp_one
+# The resource summary counts the server's QP and MR besides QP1.
+res_counts() {
+	local j
+	j=$("$vc" -j dev show "$dev")
+	echo "$j"
+	echo "$j" | jq -e '.[0].qps >= 2 and .[0].mrs >= 1' >/dev/null
+}
+tb_check "vrnicctl/$k/dev-show-counts-resources" res_counts
+rc=0
+timeout "$T" ibv_rc_pingpong -d "$dev" -g "$gid" -n 500 "$VRNIC_IP" >"$out/pp-client.log" 2>&1 || rc=$?
+src=0
+wait $srv || src=$?
+cat "$out/pp-client.log"
+if [ "$rc" -eq 0 ] && [ "$src" -eq 0 ]; then
+	tb_result "vrnicctl/$k/pingpong" PASS
+else
+	tb_result "vrnicctl/$k/pingpong" FAIL "client $rc server $src"
+fi
+moved() {
+	local s r
+	s=$(counter sent_pkts); r=$(counter rcvd_pkts)
+	echo "sent_pkts $sent0 -> $s, rcvd_pkts $rcvd0 -> $r"
+	# 500 round trips both ways: at least 1000 SENDs left and arrived.
+	[ $((s - sent0)) -ge 1000 ] && [ $((r - rcvd0)) -ge 1000 ]
+}
+tb_check "vrnicctl/$k/stats-moved-with-traffic" moved
+
+# Rates over an interval during traffic: sized from the first run to last
+# about 10 s, sampled for 2 s after 1 s.
+secs=$(sed -n 's/.* bytes in \([0-9.]*\) seconds.*/\1/p' "$out/pp-client.log" | head -n1)
+iters=$(awk -v s="${secs:-1}" 'BEGIN { n = int(500 * 10 / (s > 0.01 ? s : 0.01)); print (n < 500 ? 500 : n) }')
+echo "first run ${secs:-?} s for 500 iterations: $iters iterations now"
+timeout "$T" ibv_rc_pingpong -d "$dev" -g "$gid" -n "$iters" >"$out/pp2-server.log" 2>&1 &
+srv=$!
+tb_wait_port 18515 "$T" || true
+timeout "$T" ibv_rc_pingpong -d "$dev" -g "$gid" -n "$iters" "$VRNIC_IP" >"$out/pp2-client.log" 2>&1 &
+cli=$!
+sleep 1
+"$vc" -j stats show "$dev" -i 2 >"$out/rates.json"
+running=0
+kill -0 $cli 2>/dev/null && running=1
+"$vc" stats show "$dev" -i 0.5
+rates_ok() {
+	cat "$out/rates.json"
+	jq -e '.[0] | (.interval >= 1.9 and .interval < 4) and
+		(.rates | to_entries | all(.value >= 0)) and
+		((.rates | keys) == (.counters | keys))' "$out/rates.json" >/dev/null
+}
+tb_check "vrnicctl/$k/stats-rates-non-negative" rates_ok
+rates_moving() {
+	[ "$running" -eq 1 ] || { echo "the pingpong ended before the interval did"; return 1; }
+	jq -e '.[0].rates.sent_pkts > 0 and .[0].rates.rcvd_pkts > 0' "$out/rates.json" >/dev/null
+}
+tb_check "vrnicctl/$k/stats-rates-during-traffic" rates_moving
+watch_ok() {
+	local o
+	o=$("$vc" stats watch "$dev" -i 0.3 -n 3 </dev/null)
+	echo "$o" | tail -n 5
+	[ "$(echo "$o" | grep -c $'\e\[H\e\[2J')" -eq 3 ] &&
+		[ "$(echo "$o" | grep -c '^ *sent_pkts ')" -eq 3 ]
+}
+tb_check "vrnicctl/$k/stats-watch" watch_ok
+rc=0; wait $cli || rc=$?
+src=0; wait $srv || src=$?
+if [ "$rc" -eq 0 ] && [ "$src" -eq 0 ]; then
+	tb_result "vrnicctl/$k/pingpong-long" PASS
+else
+	tb_result "vrnicctl/$k/pingpong-long" FAIL "client $rc server $src"
+fi
+
+# Error paths: nonzero exit and a message that says what to do.
+# expect_error NAME REGEX CMD...: CMD fails and its stderr matches REGEX.
+expect_error() {
+	local name=$1 re=$2 rc=0
+	shift 2
+	"$@" >"$out/$name.out" 2>"$out/$name.err" || rc=$?
+	cat "$out/$name.err"
+	[ "$rc" -ne 0 ] && grep -Ezq -e "$re" "$out/$name.err"
+}
+tb_check "vrnicctl/$k/no-such-device" expect_error nosuch \
+	"no device nosuch0.*vrnic devices: $dev" "$vc" dev show nosuch0
+tb_check "vrnicctl/$k/no-such-port" expect_error noport "has no port 7" "$vc" stats show "$dev/7"
+tb_check "vrnicctl/$k/no-such-qp" expect_error noqp "no QP 16777000" "$vc" qp show "$dev" qpn 16777000
+tb_check "vrnicctl/$k/bad-interval" expect_error badint "-i wants seconds" "$vc" stats show -i 0
+model_snapshot() { [ -d "$sysd/model" ] && grep -r . "$sysd/model" | sort; true; }
+before=$(model_snapshot)
+tb_check "vrnicctl/$k/model-set-out-of-range" expect_error mps \
+	"pcie.mps must be one of 128 256 512 1024 2048 4096 \(bytes\); got 100" \
+	"$vc" model set "$dev" pcie.mps 100
+tb_check "vrnicctl/$k/model-set-range-message" expect_error latency \
+	"dma.read_latency_ns must be an integer in 0..100000 \(ns\); got 100001" \
+	"$vc" model set "$dev" pcie.mps 256 dma.read_latency_ns 100001
+tb_check "vrnicctl/$k/model-set-bad-keyword" expect_error mode \
+	"qpc.mode must be one of onchip host; got dram" "$vc" model set "$dev" qpc.mode dram
+tb_check "vrnicctl/$k/model-set-wrote-nothing" bash -c "[ \"\$1\" = \"\$(grep -r . '$sysd/model' 2>/dev/null | sort)\" ]" _ "$before"
+if [ -d "$sysd/model" ]; then
+	model_set() {
+		"$vc" model set "$dev" pcie.mps 512 &&
+			[ "$(cat "$sysd/model/pcie/mps")" = 512 ] &&
+			"$vc" -j model show "$dev" pcie | jq -e '[.[0].knobs[] | select(.knob == "pcie.mps")][0].value == 512' >/dev/null
+	}
+	tb_check "vrnicctl/$k/model-set" model_set
+	tb_check "vrnicctl/$k/model-set-needs-root" expect_error root "needs root" \
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$vc" model set "$dev" pcie.mps 256
+else
+	model_absent() {
+		local o
+		o=$("$vc" model show) && echo "$o" && echo "$o" | grep -q "^$dev: .*no hardware model knobs yet" &&
+			"$vc" -j model show | jq -e '.[0].knobs == [] and (.[0].note | type) == "string"' >/dev/null
+	}
+	tb_check "vrnicctl/$k/model-show-without-model" model_absent
+	tb_check "vrnicctl/$k/model-set-without-model" expect_error nomodel \
+		"has no hardware model knobs" "$vc" model set "$dev" pcie.mps 256
+fi
+
+rdma link delete "$dev"
+rmmod rdma_vrnic
+tb_check "vrnicctl/$k/gone-after-rmmod" expect_error gone "no vrnic devices" "$vc" dev show

@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * vrnicctl's output against a fake sysfs tree: text and JSON of every
+ * command, the same keys in both, rates over a (fake) interval, the model
+ * knobs and the errors of model set.
+ */
+#include <fstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "harness.hpp"
+#include "vrnic/knobs.hpp"
+
+using nlohmann::json;
+using vrnicctl::test::Harness;
+
+namespace {
+
+bool has(const std::string &s, std::string_view what)
+{
+	return s.find(what) != std::string::npos;
+}
+
+std::string slurp(const std::filesystem::path &p)
+{
+	std::ifstream f(p);
+	std::string s;
+	std::getline(f, s);
+	return s;
+}
+
+} // namespace
+
+TEST(DevShow, Text)
+{
+	Harness h;
+	h.tree.add_vrnic("vrnic0");
+	auto r = h.run({"dev"});
+	EXPECT_EQ(r.status, 0);
+	EXPECT_EQ(r.out, "vrnic0/1: netdev eth0 state ACTIVE active-mtu 1024 gids 2 qps 3 mrs 2 "
+			 "driver vrnic node-desc vrnic\n");
+}
+
+TEST(DevShow, JsonHasTheTextKeys)
+{
+	Harness h;
+	h.tree.add_vrnic("vrnic0");
+	h.tree.add_vrnic("vrnic1", "veth1");
+	h.tree.add_rxe("rxe0");
+	auto r = h.run({"-j", "dev"});
+	EXPECT_EQ(r.status, 0);
+	auto j = json::parse(r.out);
+	ASSERT_EQ(j.size(), 2u);
+	EXPECT_EQ(j[0], json::parse(R"({"dev":"vrnic0","port":1,"netdev":"eth0","state":"ACTIVE",
+		"active-mtu":1024,"gids":2,"qps":3,"mrs":2,"driver":"vrnic","node-desc":"vrnic"})"));
+	EXPECT_EQ(j[1]["netdev"], "veth1");
+	/* Every JSON key but dev and port is a key of the text line. */
+	auto text = h.run({"dev", "show", "vrnic1"}).out;
+	for (auto &[k, v] : j[1].items()) {
+		if (k != "dev" && k != "port") {
+			EXPECT_TRUE(has(text, " " + k + " ")) << k;
+		}
+	}
+}
+
+TEST(DevShow, UnknownPartsAreLeftOut)
+{
+	Harness h;
+	h.tree.add_vrnic("vrnic0");
+	h.sys.mtu.reset();
+	h.sys.summary.reset();
+	auto r = h.run({"dev"});
+	EXPECT_EQ(r.out, "vrnic0/1: netdev eth0 state ACTIVE gids 2 driver vrnic node-desc vrnic\n");
+	auto j = json::parse(h.run({"-j", "dev"}).out);
+	EXPECT_FALSE(j[0].contains("active-mtu"));
+	EXPECT_FALSE(j[0].contains("qps"));
+}
+
+TEST(StatsShow, TextIsOneLinePerPort)
+{
+	Harness h;
+	h.tree.add_vrnic("vrnic0");
+	h.tree.counter("vrnic0", 1, "sent_pkts", 42);
+	auto r = h.run({"stats"});
+	EXPECT_EQ(r.status, 0);
+	EXPECT_EQ(r.out.substr(0, 10), "vrnic0/1: ");
+	EXPECT_TRUE(has(r.out, " sent_pkts 42\n")) << r.out;
+	EXPECT_FALSE(has(r.out, "lifespan"));
+}
+
+TEST(StatsShow, JsonIsEveryCounterFile)
+{
+	Harness h;
+	h.tree.add_vrnic("vrnic0");
+	h.tree.counter("vrnic0", 1, "future_counter", 9);
+	auto j = json::parse(h.run({"-j", "stats", "show", "vrnic0"}).out);
+	ASSERT_EQ(j.size(), 1u);
+	EXPECT_EQ(j[0]["dev"], "vrnic0");
+	EXPECT_EQ(j[0]["port"], 1);
+	EXPECT_EQ(j[0]["counters"].size(), 17u);
+	EXPECT_EQ(j[0]["counters"]["future_counter"], 9);
+	EXPECT_FALSE(j[0]["counters"].contains("lifespan"));
+	EXPECT_FALSE(j[0].contains("rates"));
+}
+
+TEST(StatsShow, RatesOverTheInterval)
+{
+	Harness h;
+	h.tree.add_vrnic("vrnic0");
+	h.tree.counter("vrnic0", 1, "sent_pkts", 100);
+	h.tree.counter("vrnic0", 1, "rcvd_pkts", 50);
+	h.on_wait = [&](unsigned) {
+		h.tree.counter("vrnic0", 1, "sent_pkts", 400);
+		h.tree.counter("vrnic0", 1, "rcvd_pkts", 20);	/* went down: reset */
+	};
+	auto r = h.run({"-j", "stats", "show", "vrnic0/1", "-i", "1.5"});
+	ASSERT_EQ(r.status, 0) << r.err;
+	EXPECT_EQ(h.waits, 1u);
+	auto j = json::parse(r.out)[0];
+	EXPECT_DOUBLE_EQ(j["interval"].get<double>(), 1.5);
+	EXPECT_EQ(j["counters"]["sent_pkts"], 400);
+	EXPECT_DOUBLE_EQ(j["rates"]["sent_pkts"].get<double>(), 200.0);
+	EXPECT_DOUBLE_EQ(j["rates"]["rcvd_pkts"].get<double>(), 0.0);
+	EXPECT_EQ(j["rates"].size(), j["counters"].size());
+
+	auto t = h.run({"stats", "show", "-i", "1.5"}).out;
+	EXPECT_TRUE(has(t, "vrnic0/1: interval 1.500 s\n")) << t;
+	EXPECT_TRUE(has(t, "counter")) << t;
+	EXPECT_TRUE(has(t, "rate/s")) << t;
+}
+
+TEST(StatsShow, InterruptedIntervalIsAnError)
+{
+	Harness h;
+	h.tree.add_vrnic("vrnic0");
+	h.max_waits = 0;
+	auto r = h.run({"stats", "show", "-i", "5"});
+	EXPECT_EQ(r.status, 1);
+	EXPECT_TRUE(r.out.empty());
+	EXPECT_TRUE(has(r.err, "error: interrupted before the interval ended"));
+}
+
+TEST(StatsWatch, RedrawsCountTimes)
+{
+	Harness h;
+	h.tree.add_vrnic("vrnic0");
+	h.on_wait = [&](unsigned n) { h.tree.counter("vrnic0", 1, "sent_pkts", n * 10); };
+	auto r = h.run({"stats", "watch", "-i", "0.5", "-n", "3"});
+	EXPECT_EQ(r.status, 0);
+	EXPECT_EQ(h.waits, 3u);
+	size_t clears = 0;
+	for (size_t p = 0; (p = r.out.find("\x1b[H\x1b[2J", p)) != std::string::npos; p++)
+		clears++;
+	EXPECT_EQ(clears, 3u);
+	/* 10 packets every 0.5 s after the first: 20/s. */
+	EXPECT_TRUE(has(r.out, "20.0")) << r.out;
+}
+
+TEST(StatsWatch, StopsWhenAskedAndJsonLines)
+{
+	Harness h;
+	h.tree.add_vrnic("vrnic0");
+	h.max_waits = 2;	/* the third wait is "q" */
+	auto r = h.run({"-j", "stats", "watch"});
+	EXPECT_EQ(r.status, 0);
+	EXPECT_EQ(h.waits, 3u);
+	std::istringstream lines(r.out);
+	std::string l;
+	int n = 0;
+	while (std::getline(lines, l)) {
+		auto j = json::parse(l);
+		EXPECT_DOUBLE_EQ(j[0]["interval"].get<double>(), 1.0);
+		n++;
+	}
+	EXPECT_EQ(n, 2);
+}
+
+TEST(QpShow, TextAndJson)
+{
+	Harness h;
+	h.tree.add_vrnic("vrnic0");
+	vrnic::QpInfo gsi{"vrnic0", 1, 1, std::nullopt, "GSI", "RTS", 0, std::nullopt,
+			  std::nullopt, "[ib_core]"};
+	vrnic::QpInfo rc{"vrnic0", 1, 17, 18, "RC", "RTS", 1234, 5678, 321, "ibv_rc_pingpong"};
+	h.sys.qp_list = {gsi, rc};
+	auto r = h.run({"qp"});
+	EXPECT_EQ(r.status, 0);
+	EXPECT_EQ(r.out, "vrnic0/1: lqpn 1 type GSI state RTS sq-psn 0 comm [ib_core]\n"
+			 "vrnic0/1: lqpn 17 rqpn 18 type RC state RTS sq-psn 1234 rq-psn 5678 "
+			 "pid 321 comm ibv_rc_pingpong\n");
+	auto j = json::parse(h.run({"-j", "qp", "show", "vrnic0", "qpn", "17"}).out);
+	ASSERT_EQ(j.size(), 1u);
+	EXPECT_EQ(j[0], json::parse(R"({"dev":"vrnic0","port":1,"lqpn":17,"rqpn":18,"type":"RC",
+		"state":"RTS","sq-psn":1234,"rq-psn":5678,"pid":321,"comm":"ibv_rc_pingpong"})"));
+	auto none = h.run({"qp", "show", "vrnic0", "qpn", "99"});
+	EXPECT_EQ(none.status, 1);
+	EXPECT_TRUE(has(none.err, "error: no QP 99 on vrnic0"));
+}
+
+TEST(ModelShow, WithoutModelIsANoteNotAnError)
+{
+	Harness h;
+	h.tree.add_vrnic("vrnic0");
+	auto r = h.run({"model"});
+	EXPECT_EQ(r.status, 0);
+	EXPECT_EQ(r.out, "vrnic0: the loaded rdma_vrnic has no hardware model knobs yet "
+			 "(no model/ in its sysfs directory)\n");
+	auto j = json::parse(h.run({"-j", "model"}).out);
+	EXPECT_EQ(j[0]["knobs"], json::array());
+	EXPECT_TRUE(j[0]["note"].is_string());
+}
+
+TEST(ModelShow, KnobsWithUnitsRangesDefaults)
+{
+	Harness h;
+	h.tree.add_vrnic("vrnic0");
+	h.tree.add_model("vrnic0");
+	h.tree.file("class/infiniband/vrnic0/model/pcie/mps", "512");
+	h.tree.file("class/infiniband/vrnic0/model/qpc/mode", "onchip [host]");
+	h.tree.file("class/infiniband/vrnic0/model/pcie/future", "abc");
+	auto j = json::parse(h.run({"-j", "model", "show", "vrnic0"}).out);
+	auto &knobs = j[0]["knobs"];
+	ASSERT_EQ(knobs.size(), vrnic::knob_table().size() + 1);
+	EXPECT_EQ(knobs[2], json::parse(R"({"knob":"pcie.mps","value":512,"unit":"bytes",
+		"range":"128 256 512 1024 2048 4096","default":"256",
+		"meaning":"Max Payload Size: largest posted write/completion TLP payload"})"));
+	EXPECT_EQ(knobs[6]["value"], "host");
+	EXPECT_EQ(knobs.back(), json::parse(R"({"knob":"pcie.future","value":"abc"})"));
+
+	auto t = h.run({"model", "show", "vrnic0", "pcie"}).out;
+	EXPECT_EQ(t.substr(0, 8), "vrnic0:\n");
+	EXPECT_TRUE(has(t, "knob")) << t;
+	EXPECT_TRUE(has(t, "pcie.mps")) << t;
+	EXPECT_TRUE(has(t, "pcie.future")) << t;
+	EXPECT_FALSE(has(t, "qpc.mode")) << t;
+	auto nb = h.run({"model", "show", "vrnic0", "nic"});
+	EXPECT_EQ(nb.status, 1);
+	EXPECT_TRUE(has(nb.err, "vrnic0 has no model block nic"));
+}
+
+TEST(ModelSet, ValidatesEveryValueBeforeWriting)
+{
+	Harness h;
+	h.tree.add_vrnic("vrnic0");
+	h.tree.add_model("vrnic0");
+	auto mps = h.tree.root() / "class/infiniband/vrnic0/model/pcie/mps";
+	auto r = h.run({"model", "set", "vrnic0", "pcie.mps", "512", "pcie.gen", "9"});
+	EXPECT_EQ(r.status, 1);
+	EXPECT_TRUE(has(r.err, "error: pcie.gen must be an integer in 1..5; got 9\n")) << r.err;
+	EXPECT_EQ(slurp(mps), "256");	/* the valid one was not written either */
+
+	r = h.run({"model", "set", "vrnic0", "pcie.mps", "100"});
+	EXPECT_TRUE(has(r.err,
+			"error: pcie.mps must be one of 128 256 512 1024 2048 4096 (bytes); got 100"));
+}
+
+TEST(ModelSet, WritesAndReportsOldAndNew)
+{
+	Harness h;
+	h.tree.add_vrnic("vrnic0");
+	h.tree.add_model("vrnic0");
+	auto r = h.run({"model", "set", "vrnic0", "pcie.mps", "512", "qpc.mode", "host"});
+	EXPECT_EQ(r.status, 0) << r.err;
+	EXPECT_EQ(r.out, "vrnic0: pcie.mps 256 -> 512\nvrnic0: qpc.mode onchip -> host\n");
+	EXPECT_EQ(slurp(h.tree.root() / "class/infiniband/vrnic0/model/pcie/mps"), "512");
+	auto j = json::parse(h.run({"-j", "model", "set", "vrnic0", "pcie.gen", "4"}).out);
+	EXPECT_EQ(j[0], json::parse(R"({"dev":"vrnic0","knob":"pcie.gen","old":"3","value":"4"})"));
+}
+
+TEST(ModelSet, UnknownKnobsAndMissingModel)
+{
+	Harness h;
+	h.tree.add_vrnic("vrnic0");
+	auto r = h.run({"model", "set", "vrnic0", "pcie.mps", "256"});
+	EXPECT_EQ(r.status, 1);
+	EXPECT_TRUE(has(r.err, "vrnic0 has no hardware model knobs")) << r.err;
+
+	h.tree.add_model("vrnic0");
+	h.tree.file("class/infiniband/vrnic0/model/pcie/future", "1");
+	r = h.run({"model", "set", "vrnic0", "pcie.future", "2"});
+	EXPECT_EQ(r.status, 0) << r.err;	/* a knob the kernel has is written as-is */
+	r = h.run({"model", "set", "vrnic0", "pcie.nothing", "2"});
+	EXPECT_EQ(r.status, 1);
+	EXPECT_TRUE(has(r.err, "error: unknown knob 'pcie.nothing'\n  knobs: pcie.gen")) << r.err;
+	std::filesystem::remove(h.tree.root() / "class/infiniband/vrnic0/model/clock/mode");
+	r = h.run({"model", "set", "vrnic0", "clock.mode", "pace"});
+	EXPECT_EQ(r.status, 1);
+	EXPECT_TRUE(has(r.err, "the loaded rdma_vrnic has no knob clock.mode")) << r.err;
+}
