@@ -134,7 +134,7 @@ expect_fail() {
 	fi
 }
 
-guest_steps="kunit log-scan-catches-warn module-load conformance-rxe conformance-vrnic smoke-rxe smoke-vrnic teardown load vrnicctl bpftrace interop-vrnic-rxe interop-rxe-vrnic iommu-rxe iommu-vrnic"
+guest_steps="kunit log-scan-catches-warn module-load conformance-rxe conformance-vrnic smoke-rxe smoke-vrnic teardown load netem-vrnic vrnicctl bpftrace interop-vrnic-rxe interop-rxe-vrnic iommu-rxe iommu-vrnic"
 for fl in stock debug; do
 	any=0
 	for st in $guest_steps; do want "$fl/$st" && any=1; done
@@ -199,6 +199,10 @@ for fl in stock debug; do
 	# 1000 RC QPs with traffic, three rounds, no growth.
 	guest "$fl/load" "${kenv[@]}" --topo one --timeout $((600 * slow)) \
 		tools/testbed/tests/load.sh
+	# RC traffic through tc netem (loss, reorder, duplicate, corrupt, mixed),
+	# every byte verified, counters asserted: vrnic0/vrnic1 in two namespaces.
+	guest "$fl/netem-vrnic" "${kenv[@]}" --topo one --timeout $((600 * slow)) \
+		tools/testbed/tests/netem.sh
 	# vrnicctl against a live vrnic0: dev/stats/qp/model, text and -j, errors.
 	guest "$fl/vrnicctl" "${kenv[@]}" --topo one --timeout $((400 * slow)) \
 		tools/testbed/tests/vrnicctl.sh

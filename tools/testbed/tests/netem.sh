@@ -1,0 +1,405 @@
+# SPDX-License-Identifier: GPL-2.0
+# RC traffic under tc netem faults, every byte verified (vrnic-traffic).
+#
+# For each fault case netem sits on both directions of the link, and
+# vrnic-traffic runs SEND, WRITE, READ and atomics through it; each run
+# must verify every byte with every WR successful (at these rates the retry
+# budget is never exhausted), and the device counters must move as the
+# fault says.  Results are named netem/<driver>/<case>/<op>; the table and
+# every run's numbers go to $VRNIC_OUT/netem.json.
+#
+#   --topo one  vrnic0 on veth0 in ns0 and vrnic1 on veth1 in ns1 (as in
+#               netns.sh), netem on veth0 and veth1.  vrnic only: stock
+#               6.1 rxe binds its UDP socket in init_net only.
+#   --topo two  the device of VRNIC_DRIVER (vrnic or rxe) on eth0 in each
+#               guest, netem on both eth0s; host0 serves, host1 runs the
+#               client and records the results.  With rxe only the data
+#               checks count: rxe is the reference for throughput, and a
+#               retry-exceeded run is reported, not failed.
+#
+# Knobs: NETEM_BYTES per op and case (default 16M, 4M in the debug kernel;
+# 1G for the full run),
+# NETEM_ATOMIC_BYTES (8 per atomic; default NETEM_BYTES / 64),
+# NETEM_CASES, NETEM_OPS (subsets, space separated), NETEM_SIZE (64K),
+# NETEM_DEPTH (16), NETEM_DEADLINE (per run watchdog, s).
+. tools/testbed/guest-lib.sh
+: "${VRNIC_KMOD:=$VRNIC_REPO/kernel}"
+
+traffic=${VRNIC_BUILD:-build}/userspace/traffic/vrnic-traffic
+[ -x "$traffic" ] || { echo "$traffic is not built (make userspace)"; exit 1; }
+drv=${VRNIC_DRIVER:-vrnic}
+bytes=${NETEM_BYTES:-16M}
+# The debug kernel is ~5x slower: a quarter of the bytes keeps it in CI's budget.
+[ "$VRNIC_KERNEL" = debug ] && bytes=${NETEM_BYTES:-4M}
+size=${NETEM_SIZE:-64K}
+depth=${NETEM_DEPTH:-16}
+ops=${NETEM_OPS:-send write read atomic}
+cases=${NETEM_CASES:-clean loss1 loss5 reorder duplicate corrupt mixed}
+deadline=${NETEM_DEADLINE:-240}
+[ "$VRNIC_KERNEL" = debug ] && deadline=${NETEM_DEADLINE:-1200}
+port=18516
+
+# bytes_of SIZE: SIZE (with a K/M/G suffix) in bytes.
+bytes_of() {
+	local n=${1%[KkMmGg]} m=1
+	case "$1" in
+	*[Kk]) m=1024 ;; *[Mm]) m=$((1 << 20)) ;; *[Gg]) m=$((1 << 30)) ;;
+	esac
+	echo $((n * m))
+}
+atomic_bytes=${NETEM_ATOMIC_BYTES:-$(($(bytes_of "$bytes") / 64))}
+
+# netem_args CASE: the netem parameters of a fault case.
+netem_args() {
+	case "$1" in
+	clean) echo "" ;;
+	loss1) echo "loss 1%" ;;
+	loss5) echo "loss 5%" ;;
+	reorder) echo "delay 1ms reorder 25% 50%" ;;
+	duplicate) echo "duplicate 5%" ;;
+	corrupt) echo "corrupt 1%" ;;
+	mixed) echo "delay 1ms loss 2% reorder 25% 50% duplicate 1% corrupt 0.5%" ;;
+	*) echo "unknown case $1" >&2; return 1 ;;
+	esac
+}
+
+hosts=${VRNIC_HOSTS:-1}
+if [ "$hosts" -eq 1 ]; then
+	[ "$drv" = vrnic ] || {
+		echo "netem: $drv needs --topo two (stock rxe binds its socket in init_net only)"
+		exit 1
+	}
+	tb_modprobe ib_core ib_uverbs rdma_ucm veth udp_tunnel ip6_udp_tunnel sch_netem
+	insmod "$VRNIC_KMOD/rdma_vrnic.ko"
+	ip netns add ns0
+	ip netns add ns1
+	ip link add veth0 netns ns0 type veth peer name veth1 netns ns1
+	for n in 0 1; do
+		ip -n ns$n link set lo up
+		ip -n ns$n addr add 10.97.0.$((n + 1))/24 dev veth$n
+		ip -n ns$n link set veth$n up
+		ip netns exec ns$n rdma link add vrnic$n type vrnic netdev veth$n
+	done
+	sdev=vrnic0 cdev=vrnic1 server_ip=10.97.0.1
+	declare -A sidelink=([server]=veth0 [client]=veth1)
+	# in_side S CMD...: run CMD on side S (server or client).
+	in_side() {
+		local s=$1
+		shift
+		if [ "$s" = server ]; then ip netns exec ns0 "$@"; else ip netns exec ns1 "$@"; fi
+	}
+	links() { echo "server:veth0 client:veth1"; }
+	role=both
+else
+	tb_modprobe sch_netem
+	dev=$(tb_rdma_dev "$drv")
+	sdev=$dev cdev=$dev server_ip=10.99.0.1
+	declare -A sidelink=([server]=eth0 [client]=eth0)
+	in_side() { shift; "$@"; }
+	if [ "$VRNIC_HOST" -eq 0 ]; then role=server; links() { echo "server:eth0"; }
+	else role=client; links() { echo "client:eth0"; }; fi
+fi
+ulimit -l unlimited
+for ((i = 0; i < 50; i++)); do
+	tb_gid_index "$sdev" >/dev/null 2>&1 && tb_gid_index "$cdev" >/dev/null 2>&1 && break
+	sleep 0.1
+done
+sgid=$(tb_gid_index "$sdev")
+cgid=$(tb_gid_index "$cdev")
+rdma link show
+tag=$drv
+[ "$hosts" -gt 1 ] && tag=$drv-two
+work=$VRNIC_OUT/netem
+mkdir -p "$work"
+
+# The counters that tell what the link did.
+counters="retransmits out_of_seq_request rcvd_seq_err duplicate_request rx_drop_icrc rcvd_rnr_err send_rnr_err retry_exceeded_err rx_drop_malformed"
+
+# snap SIDE FILE: SIDE's device counters and its namespace's IP/UDP error
+# counters, one "name value" a line.
+snap() {
+	local side=$1 d c f
+	d=$sdev
+	[ "$side" = client ] && d=$cdev
+	for c in $counters; do
+		f=/sys/class/infiniband/$d/ports/1/hw_counters/$c
+		[ -r "$f" ] && echo "$c $(cat "$f")"
+	done >"$2"
+	# /proc/net/snmp is per namespace.
+	in_side "$side" awk '
+		$1 == "Ip:" && !ip { for (i = 2; i <= NF; i++) h[i] = $i; ip = 1; next }
+		$1 == "Ip:" { for (i = 2; i <= NF; i++) if (h[i] == "InHdrErrors") print "ip_in_hdr_errors", $i }
+		$1 == "Udp:" && !udp { for (i = 2; i <= NF; i++) u[i] = $i; udp = 1; next }
+		$1 == "Udp:" { for (i = 2; i <= NF; i++) if (u[i] == "InCsumErrors" || u[i] == "NoPorts") print "udp_" tolower(u[i]), $i }
+	' /proc/net/snmp >>"$2"
+	# Drops below the device: the netdev's queues and the per-CPU backlog
+	# (softnet_stat's second column, hex, for all CPUs).
+	local ifc=${sidelink[$side]}
+	in_side "$side" cat /sys/class/net/$ifc/statistics/tx_dropped \
+		/sys/class/net/$ifc/statistics/rx_dropped | awk '{ s += $1 } END { print "link_drops", s }' >>"$2"
+	local a b rest n=0
+	while read -r a b rest; do n=$((n + 0x$b)); done </proc/net/softnet_stat
+	echo "backlog_drops $n" >>"$2"
+}
+# delta BEFORE AFTER OUT: per-name differences.
+delta() {
+	awk 'NR == FNR { b[$1] = $2; next } { print $1, $2 - b[$1] }' "$1" "$2" >"$3"
+}
+# val FILE NAME: a counter from a delta file (0 when the device has none).
+val() { awk -v n="$2" '$1 == n { v = $2 } END { print v + 0 }' "$1"; }
+has() { grep -q "^$2 " "$1"; }
+
+netem_set() { # CASE
+	local l args
+	args=$(netem_args "$1")
+	for l in $(links); do
+		in_side "${l%%:*}" tc qdisc del dev "${l#*:}" root 2>/dev/null || true
+		[ -n "$args" ] && in_side "${l%%:*}" tc qdisc add dev "${l#*:}" root netem $args
+	done
+	return 0
+}
+
+# run_server CASE OP / run_client CASE OP: one side of one run.
+run_server() {
+	in_side server timeout $((deadline + 90)) "$traffic" -d "$sdev" -x "$sgid" \
+		-p "$port" --deadline "$deadline" -j >"$work/$1-$2.server.json" 2>"$work/$1-$2.server.err"
+}
+run_client() {
+	local b=$bytes
+	[ "$2" = atomic ] && b=$atomic_bytes
+	in_side client timeout $((deadline + 90)) "$traffic" -d "$cdev" -x "$cgid" \
+		-p "$port" --deadline "$deadline" -o "$2" -b "$b" -s "$size" -q "$depth" \
+		--allow-retry-exceeded -j "$server_ip" \
+		>"$work/$1-$2.client.json" 2>"$work/$1-$2.client.err"
+}
+wait_listen() {
+	for ((i = 0; i < 300; i++)); do
+		in_side server ss -Hltn "sport = :$port" | grep -q . && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# judge CASE OP RC SRC: assert the run and the counters; record the result.
+judge() {
+	local c=$1 op=$2 rc=$3 src=$4 name=netem/$tag/$1/$2 j=$work/$1-$2.client.json
+	local sd=$work/$1-$2.server.delta cd=$work/$1-$2.client.delta why=()
+	local status
+	status=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["status"])' "$j" 2>/dev/null || echo none)
+	# Sum of a counter over both devices.
+	sum() { echo $(($(val "$sd" "$1") + $(val "$cd" "$1"))); }
+	if [ "$drv" = rxe ]; then
+		# The reference: only the data counts.  What rxe does under
+		# faults (retry exceeded, error completions, a hang the watchdog
+		# caught) is reported, not failed; wrong data or no result is.
+		case "$status" in
+		ok) tb_result "$name" PASS ;;
+		mismatch | none) tb_result "$name" FAIL "client exit $rc server exit $src status $status" ;;
+		*) tb_result "$name" PASS "rxe: $status (reported, not failed)" ;;
+		esac
+		return 0
+	fi
+	[ "$rc" -eq 0 ] || why+=("client exit $rc ($status)")
+	[ "$src" -eq 0 ] || why+=("server exit $src")
+	[ "$(sum retry_exceeded_err)" -eq 0 ] || why+=("retry_exceeded_err moved")
+	local retr oos seq dup icrc nak
+	retr=$(sum retransmits)
+	oos=$(sum out_of_seq_request)
+	seq=$(sum rcvd_seq_err)
+	dup=$(sum duplicate_request)
+	icrc=$(sum rx_drop_icrc)
+	nak=$((oos + seq))
+	case "$c" in
+	clean)
+		[ "$icrc" -eq 0 ] || why+=("rx_drop_icrc $icrc on a clean link")
+		;;
+	loss1 | loss5)
+		[ "$retr" -gt 0 ] || why+=("no retransmits under loss")
+		# A lost request makes the responder NAK the next one (write,
+		# send); a lost READ response or ACK makes the requester resend
+		# requests the responder already has.
+		case "$op" in
+		send | write) [ "$nak" -gt 0 ] || why+=("no sequence NAK under loss") ;;
+		*) [ $((nak + dup)) -gt 0 ] || why+=("no sequence NAK or duplicate under loss") ;;
+		esac
+		;;
+	reorder)
+		[ $((nak + dup)) -gt 0 ] || why+=("reordering moved neither sequence NAKs nor duplicates")
+		;;
+	duplicate)
+		[ "$(val "$sd" duplicate_request)" -gt 0 ] || why+=("no duplicate_request on the responder")
+		;;
+	corrupt)
+		[ "$icrc" -gt 0 ] || why+=("no rx_drop_icrc under corruption")
+		[ "$retr" -gt 0 ] || why+=("no retransmits under corruption")
+		;;
+	mixed)
+		[ "$retr" -gt 0 ] || why+=("no retransmits")
+		[ $((nak + dup)) -gt 0 ] || why+=("no sequence NAKs or duplicates")
+		[ "$icrc" -gt 0 ] || why+=("no rx_drop_icrc")
+		;;
+	esac
+	if [ "${#why[@]}" -eq 0 ]; then
+		tb_result "$name" PASS
+	else
+		local IFS=';'
+		tb_result "$name" FAIL "${why[*]}"
+	fi
+}
+
+# row CASE OP RC SRC: one line of the case's table, and the run's JSON.
+row() {
+	python3 - "$work" "$1" "$2" "$3" "$4" "$(netem_args "$1")" "$drv" <<'PY'
+import json, sys, os
+work, case, op, rc, src, args, drv = sys.argv[1:]
+def load(p):
+    try:
+        return json.load(open(p))
+    except Exception:
+        return None
+def deltas(p):
+    d = {}
+    if os.path.exists(p):
+        for line in open(p):
+            k, v = line.split()
+            d[k] = int(v)
+    return d
+base = f"{work}/{case}-{op}"
+t = load(base + ".client.json") or {}
+rec = {"case": case, "netem": args, "op": op, "driver": drv,
+       "client-exit": int(rc), "server-exit": int(src),
+       "status": t.get("status", "no-result"),
+       "bytes-requested": t.get("bytes-requested", 0),
+       "bytes-verified": t.get("bytes-verified", 0),
+       "elapsed-s": t.get("elapsed-s", 0), "mb-per-s": t.get("mb-per-s", 0),
+       "counters": {"server": deltas(base + ".server.delta"),
+                    "client": deltas(base + ".client.delta")},
+       "traffic": t}
+json.dump(rec, open(base + ".json", "w"))
+s, c = rec["counters"]["server"], rec["counters"]["client"]
+def both(k):
+    if k not in s and k not in c:
+        return "-"
+    return f"{s.get(k, 0)}/{c.get(k, 0)}"
+print(f"{case:9} {op:6} {rec['status']:14} {rec['bytes-verified']:>11} "
+      f"{rec['mb-per-s']:8.2f} {both('retransmits'):>9} {both('out_of_seq_request'):>9} "
+      f"{both('rcvd_seq_err'):>9} {both('duplicate_request'):>9} {both('rx_drop_icrc'):>7} "
+      f"{both('udp_incsumerrors'):>7} {both('ip_in_hdr_errors'):>7} "
+      f"{both('link_drops'):>7} {both('backlog_drops'):>7}")
+PY
+}
+header() {
+	echo "== netem case $1 ($(netem_args "$1" | sed 's/^$/no netem/')), counters server/client"
+	printf '%-9s %-6s %-14s %11s %8s %9s %9s %9s %9s %7s %7s %7s %7s %7s\n' case op status \
+		bytes-verif MB/s retrans oos-req seq-err dup-req icrc udpcsum iphdr lnkdrop backlog
+}
+
+# one CASE OP: one run between server and client, in one guest or two.
+one() {
+	local c=$1 op=$2 rc=0 src=0 t=$1-$2
+	case "$role" in
+	both)
+		snap server "$work/$t.server.before"
+		snap client "$work/$t.client.before"
+		run_server "$c" "$op" &
+		local pid=$!
+		wait_listen || true
+		run_client "$c" "$op" || rc=$?
+		wait $pid || src=$?
+		snap server "$work/$t.server.after"
+		snap client "$work/$t.client.after"
+		;;
+	server)
+		tb_barrier "$t-start" $((deadline + 120))
+		snap server "$work/$t.server.before"
+		run_server "$c" "$op" &
+		local pid=$!
+		wait_listen || true
+		tb_barrier "$t-listening" $((deadline + 120))
+		wait $pid || src=$?
+		snap server "$work/$t.server.after"
+		delta "$work/$t.server.before" "$work/$t.server.after" "$work/$t.server.delta"
+		tb_put "$t-server-delta" "$(cat "$work/$t.server.delta")"
+		tb_put "$t-server-rc" "$src"
+		tb_barrier "$t-done" $((deadline + 120))
+		return 0
+		;;
+	client)
+		tb_barrier "$t-start" $((deadline + 120))
+		snap client "$work/$t.client.before"
+		tb_barrier "$t-listening" $((deadline + 120))
+		run_client "$c" "$op" || rc=$?
+		snap client "$work/$t.client.after"
+		src=$(tb_get "$t-server-rc" $((deadline + 120)))
+		tb_get "$t-server-delta" 30 >"$work/$t.server.delta"
+		tb_barrier "$t-done" $((deadline + 120))
+		;;
+	esac
+	[ "$role" = both ] &&
+		delta "$work/$t.server.before" "$work/$t.server.after" "$work/$t.server.delta"
+	delta "$work/$t.client.before" "$work/$t.client.after" "$work/$t.client.delta"
+	row "$c" "$op" "$rc" "$src"
+	if [ "$rc" -ne 0 ] || [ "$src" -ne 0 ]; then
+		sed 's/^/    client: /' "$work/$t.client.err" "$work/$t.client.json" 2>/dev/null | head -n 40
+		[ "$role" = both ] && sed 's/^/    server: /' "$work/$t.server.err" | head -n 10
+	fi
+	judge "$c" "$op" "$rc" "$src"
+}
+
+for c in $cases; do
+	netem_args "$c" >/dev/null
+	[ "$hosts" -gt 1 ] && tb_barrier "netem-$c-set" 120
+	netem_set "$c"
+	[ "$hosts" -gt 1 ] && tb_barrier "netem-$c-ready" 120
+	[ "$role" = server ] || header "$c"
+	for op in $ops; do
+		one "$c" "$op"
+	done
+	[ "$hosts" -gt 1 ] && tb_barrier "netem-$c-end" $((deadline + 120))
+done
+for l in $(links); do
+	in_side "${l%%:*}" tc qdisc del dev "${l#*:}" root 2>/dev/null || true
+done
+
+if [ "$role" != server ]; then
+	python3 - "$work" "$VRNIC_OUT/netem.json" "$drv" "$VRNIC_KERNEL" "$VRNIC_TOPO" \
+		"$bytes" "$atomic_bytes" "$size" "$depth" $cases -- $ops <<'PY'
+import json, sys, os
+work, out, drv, kernel, topo, nbytes, abytes, size, depth = sys.argv[1:10]
+rest = sys.argv[10:]
+cases, ops = rest[:rest.index("--")], rest[rest.index("--") + 1:]
+runs = []
+for c in cases:
+    for op in ops:
+        p = f"{work}/{c}-{op}.json"
+        if os.path.exists(p):
+            runs.append(json.load(open(p)))
+json.dump({"schema": 1, "test": "netem", "driver": drv, "kernel": kernel,
+           "topology": topo, "bytes": nbytes, "atomic-bytes": abytes,
+           "size": size, "depth": depth, "runs": runs},
+          open(out, "w"), indent=1)
+print(f"== netem throughput (MB/s), {drv}, {topo}:")
+print("case      " + "".join(f"{op:>12}" for op in ops))
+for c in cases:
+    line = f"{c:9} "
+    for op in ops:
+        r = next((r for r in runs if r["case"] == c and r["op"] == op), None)
+        if r is None:
+            line += f"{'-':>12}"
+        elif r["status"] == "ok":
+            line += f"{r['mb-per-s']:12.2f}"
+        else:
+            line += f"{r['status']:>12}"
+    print(line)
+PY
+fi
+
+if [ "$hosts" -eq 1 ]; then
+	ip netns del ns0
+	ip netns del ns1
+	for ((i = 0; i < 100; i++)); do
+		[ -e /sys/class/infiniband/vrnic0 ] || [ -e /sys/class/infiniband/vrnic1 ] || break
+		sleep 0.1
+	done
+	rmmod rdma_vrnic
+fi

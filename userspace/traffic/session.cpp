@@ -1,0 +1,830 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * vrnic-traffic's client and server engines: see session.hpp.
+ */
+
+#include "session.hpp"
+
+#include "../tests/verbs.hpp"
+#include "channel.hpp"
+#include "pattern.hpp"
+
+#include <arpa/inet.h>
+#include <poll.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <stdexcept>
+#include <vector>
+
+namespace vrnic::traffic {
+
+using namespace vrnic::verbs;
+using Clock = std::chrono::steady_clock;
+using nlohmann::json;
+
+namespace {
+
+/* wr_id: message index << 2 | kind. */
+enum WrKind : uint64_t { kData = 0, kNotify = 1, kCredit = 2 };
+
+uint64_t wr_id(uint64_t index, WrKind kind) { return index << 2 | kind; }
+uint64_t wr_index(uint64_t id) { return id >> 2; }
+WrKind wr_kind(uint64_t id) { return static_cast<WrKind>(id & 3); }
+
+constexpr int kTcpTimeoutMs = 60000;
+
+double seconds_since(Clock::time_point t)
+{
+	return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+std::string gid_hex(const ibv_gid &g)
+{
+	char s[33];
+
+	for (int i = 0; i < 16; i++)
+		std::snprintf(s + 2 * i, 3, "%02x", g.raw[i]);
+	return s;
+}
+
+ibv_gid gid_parse(const std::string &s)
+{
+	ibv_gid g{};
+
+	if (s.size() != 32)
+		throw std::runtime_error("bad GID from the peer: " + s);
+	for (int i = 0; i < 16; i++)
+		g.raw[i] = static_cast<uint8_t>(std::stoul(s.substr(2 * i, 2), nullptr, 16));
+	return g;
+}
+
+/* Messages and their lengths for the requested byte count. */
+struct Plan {
+	Op op;
+	uint64_t bytes;
+	uint32_t size;
+	uint64_t messages;
+
+	Plan(Op o, uint64_t b, uint32_t s) : op(o), bytes(b), size(o == Op::Atomic ? 8 : s)
+	{
+		messages = (bytes + size - 1) / size;
+	}
+	uint32_t len(uint64_t i) const
+	{
+		uint64_t left = bytes - i * size;
+
+		return static_cast<uint32_t>(std::min<uint64_t>(size, left));
+	}
+};
+
+/*
+ * The verbs objects of one side: context, PD, CQ with a completion channel,
+ * the RC QP, the data buffer and a control buffer for credits.
+ */
+class Endpoint {
+public:
+	Endpoint(const Options &o, size_t data_bytes, size_t ctl_bytes,
+		 uint32_t sq, uint32_t rq)
+		: ib_port_(o.ib_port)
+	{
+		ctx_ = std::make_shared<Context>(o.device);
+		gid_index_ = o.gid_index >= 0 ? o.gid_index : find_ipv4_gid();
+		gid_ = ctx_->query_gid(ib_port_, gid_index_);
+		mtu_ = ctx_->query_port(ib_port_).active_mtu;
+		max_rd_atomic_ = static_cast<uint32_t>(
+			std::max(1, ctx_->query_device().max_qp_rd_atom));
+		pd_ = std::make_shared<Pd>(ctx_);
+		ch_ = std::make_shared<CompChannel>(ctx_);
+		cq_ = std::make_shared<Cq>(ctx_, static_cast<int>(sq + rq + 16), ch_);
+		QpCaps caps;
+
+		caps.max_send_wr = sq;
+		caps.max_recv_wr = rq;
+		caps.max_send_sge = 1;
+		caps.max_recv_sge = 1;
+		qp_ = std::make_shared<Qp>(pd_, IBV_QPT_RC, cq_, cq_, caps);
+		const int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+				   IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
+		data_ = std::make_shared<Mr>(pd_, std::make_shared<Buffer>(data_bytes), access);
+		ctl_ = std::make_shared<Mr>(pd_, std::make_shared<Buffer>(ctl_bytes), access);
+
+		ibv_qp_attr a{};
+
+		a.qp_state = IBV_QPS_INIT;
+		a.pkey_index = 0;
+		a.port_num = ib_port_;
+		a.qp_access_flags = access;
+		qp_->modify(a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+				       IBV_QP_ACCESS_FLAGS);
+		if (ibv_req_notify_cq(cq_->get(), 0))
+			throw std::runtime_error("ibv_req_notify_cq failed");
+	}
+
+	json local_info(uint32_t psn) const
+	{
+		return {{"qpn", qp_->num()}, {"psn", psn}, {"gid", gid_hex(gid_)},
+			{"addr", data_->addr()}, {"rkey", data_->rkey()},
+			{"max-rd-atomic", max_rd_atomic_}};
+	}
+
+	void connect(const json &peer, uint32_t my_psn, const json &knobs)
+	{
+		ibv_qp_attr a{};
+		uint32_t rd = std::min({knobs.at("depth").get<uint32_t>(), max_rd_atomic_,
+					peer.at("max-rd-atomic").get<uint32_t>(), 16u});
+
+		a.qp_state = IBV_QPS_RTR;
+		a.path_mtu = mtu_;
+		a.dest_qp_num = peer.at("qpn").get<uint32_t>();
+		a.rq_psn = peer.at("psn").get<uint32_t>();
+		a.max_dest_rd_atomic = static_cast<uint8_t>(rd);
+		a.min_rnr_timer = 12;	/* 0.64 ms */
+		a.ah_attr.is_global = 1;
+		a.ah_attr.grh.dgid = gid_parse(peer.at("gid").get<std::string>());
+		a.ah_attr.grh.sgid_index = static_cast<uint8_t>(gid_index_);
+		a.ah_attr.grh.hop_limit = 64;
+		a.ah_attr.port_num = ib_port_;
+		qp_->modify(a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+				       IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+				       IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
+
+		ibv_qp_attr r{};
+
+		r.qp_state = IBV_QPS_RTS;
+		r.timeout = knobs.at("timeout").get<uint8_t>();
+		r.retry_cnt = knobs.at("retry").get<uint8_t>();
+		r.rnr_retry = knobs.at("rnr-retry").get<uint8_t>();
+		r.sq_psn = my_psn;
+		r.max_rd_atomic = static_cast<uint8_t>(rd);
+		qp_->modify(r, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+				       IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+				       IBV_QP_MAX_QP_RD_ATOMIC);
+	}
+
+	/* Move to ERR so every outstanding WR flushes. */
+	void to_error()
+	{
+		ibv_qp_attr a{};
+
+		a.qp_state = IBV_QPS_ERR;
+		qp_->modify(a, IBV_QP_STATE);
+	}
+
+	int poll(std::vector<ibv_wc> &wc)
+	{
+		if (!stash_.empty()) {
+			int n = static_cast<int>(std::min(stash_.size(), wc.size()));
+
+			std::copy_n(stash_.begin(), n, wc.begin());
+			stash_.erase(stash_.begin(), stash_.begin() + n);
+			return n;
+		}
+		int n = ibv_poll_cq(cq_->get(), static_cast<int>(wc.size()), wc.data());
+
+		if (n < 0)
+			throw std::runtime_error("ibv_poll_cq failed");
+		return n;
+	}
+
+	/*
+	 * Arm the CQ, then sleep until a completion event, the side channel
+	 * is readable, or @ms passed.  The caller polls the CQ again after.
+	 */
+	void wait(int ms, int other_fd)
+	{
+		if (ibv_req_notify_cq(cq_->get(), 0))
+			throw std::runtime_error("ibv_req_notify_cq failed");
+		/*
+		 * A completion that arrived between the caller's last poll and
+		 * the arming raises no event: poll once more, and keep what
+		 * that finds for the caller's next poll().
+		 */
+		ibv_wc wc[16];
+		int n = ibv_poll_cq(cq_->get(), 16, wc);
+
+		if (n < 0)
+			throw std::runtime_error("ibv_poll_cq failed");
+		if (n > 0) {
+			stash_.insert(stash_.end(), wc, wc + n);
+			return;
+		}
+
+		pollfd p[2] = {{ch_->fd(), POLLIN, 0}, {other_fd, POLLIN, 0}};
+
+		if (::poll(p, other_fd >= 0 ? 2 : 1, ms) > 0 && (p[0].revents & POLLIN)) {
+			ibv_cq *cq;
+			void *ctx;
+
+			if (ibv_get_cq_event(ch_->get(), &cq, &ctx) == 0)
+				ibv_ack_cq_events(cq, 1);
+		}
+	}
+
+	void post_send(ibv_send_wr &wr) { verbs::post_send(qp_->get(), wr); }
+	void post_recv(ibv_recv_wr &wr) { verbs::post_recv(qp_->get(), wr); }
+
+	uint8_t *data() const { return data_->data(); }
+	uint8_t *ctl() const { return ctl_->data(); }
+	ibv_sge data_sge(size_t off, uint32_t len) const { return sge(*data_, off, len); }
+	ibv_sge ctl_sge(size_t off, uint32_t len) const { return sge(*ctl_, off, len); }
+
+private:
+	int find_ipv4_gid() const
+	{
+		int n = ctx_->query_port(ib_port_).gid_tbl_len;
+
+		for (int i = 0; i < n; i++) {
+			ibv_gid g{};
+
+			if (ibv_query_gid(ctx_->get(), ib_port_, i, &g))
+				continue;
+			static const uint8_t v4[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+
+			if (!std::memcmp(g.raw, v4, sizeof(v4)))
+				return i;
+		}
+		throw std::runtime_error(
+			"device has no IPv4 GID on port " + std::to_string(ib_port_) +
+			": give one with --gid-index, or add an IPv4 address to its netdev");
+	}
+
+	uint8_t ib_port_;
+	int gid_index_ = 0;
+	ibv_gid gid_{};
+	ibv_mtu mtu_ = IBV_MTU_1024;
+	uint32_t max_rd_atomic_ = 1;
+	std::shared_ptr<Context> ctx_;
+	std::shared_ptr<Pd> pd_;
+	std::shared_ptr<CompChannel> ch_;
+	std::shared_ptr<Cq> cq_;
+	std::shared_ptr<Qp> qp_;
+	std::shared_ptr<Mr> data_;
+	std::shared_ptr<Mr> ctl_;
+	std::vector<ibv_wc> stash_;
+};
+
+uint32_t initial_psn(uint32_t seed, bool server)
+{
+	return (seed * 2654435761u + (server ? 0x5bd1e9u : 0x1b873u)) & 0xffffff;
+}
+
+void print_result(const Result &r, const Verdict &v, bool as_json)
+{
+	if (as_json)
+		std::cout << to_json(r, v).dump(2) << std::endl;
+	else
+		std::cout << to_text(r, v) << std::flush;
+}
+
+/* Fill the side's status from what it saw, unless already decided. */
+void settle(SideReport &s, bool deadline, const std::string &why)
+{
+	if (deadline) {
+		s.status = "deadline";
+		s.detail = why;
+	} else if (!s.first_error.empty()) {
+		s.status = "error";
+		if (s.detail.empty())
+			s.detail = "first error completion: " + s.first_error;
+	} else if (s.mismatches) {
+		s.status = "mismatch";
+	} else if (!why.empty() && s.status == "ok") {
+		s.status = "error";
+		s.detail = why;
+	}
+}
+
+} // namespace
+
+/* ---- client ------------------------------------------------------------- */
+
+int run_client(const Options &o)
+{
+	const Plan plan(o.op, o.bytes, o.size);
+	const uint32_t slots = o.depth;
+	const bool credits_used = o.op == Op::Send || o.op == Op::Write;
+	const uint32_t sq = o.op == Op::Write ? 2 * o.depth : o.depth;
+	Endpoint ep(o, static_cast<size_t>(slots) * plan.size, slots * 8ull, sq,
+		    credits_used ? slots : 1);
+	const uint32_t psn = initial_psn(o.seed, false);
+	Channel ch = Channel::connect_to(o.server, o.port, kTcpTimeoutMs);
+	json knobs = {{"op", op_name(o.op)}, {"bytes", o.bytes}, {"size", plan.size},
+		      {"depth", o.depth}, {"seed", o.seed}, {"timeout", o.timeout},
+		      {"retry", o.retry}, {"rnr-retry", o.rnr_retry},
+		      {"allow-retry-exceeded", o.allow_retry_exceeded}};
+
+	ch.send({{"type", "hello"}, {"knobs", knobs}, {"qp", ep.local_info(psn)}});
+	auto welcome = ch.recv(kTcpTimeoutMs);
+	if (!welcome || welcome->at("type") != "welcome")
+		throw std::runtime_error(welcome && welcome->at("type") == "refused" ?
+			"server refused: " + welcome->at("why").get<std::string>() :
+			"no answer from the server on the side channel");
+	const json &peer = welcome->at("qp");
+	const uint64_t raddr = peer.at("addr").get<uint64_t>();
+	const uint32_t rkey = peer.at("rkey").get<uint32_t>();
+
+	ep.connect(peer, psn, knobs);
+
+	Result res;
+	SideReport &me = res.client;
+
+	res.op = o.op;
+	res.bytes_requested = o.bytes;
+	res.messages_requested = plan.messages;
+	res.size = plan.size;
+	res.depth = o.depth;
+	res.seed = o.seed;
+
+	uint64_t next = 0, credits = 0, out_sq = 0, out_rq = 0;
+	std::vector<bool> busy(slots, false);
+	std::vector<uint64_t> expect(slots, 0);
+	AtomicModel model(o.seed);
+	bool failed = false, deadline = false, aborted = false;
+	std::string why;
+
+	auto post_credit_recv = [&](uint32_t slot) {
+		ibv_sge s = ep.ctl_sge(slot * 8ull, 8);
+		ibv_recv_wr wr{};
+
+		wr.wr_id = wr_id(slot, kCredit);
+		wr.sg_list = &s;
+		wr.num_sge = 1;
+		ep.post_recv(wr);
+		out_rq++;
+	};
+	if (credits_used)
+		for (uint32_t s = 0; s < slots; s++)
+			post_credit_recv(s);
+
+	auto can_post = [&]() {
+		if (failed || next >= plan.messages || busy[next % slots])
+			return false;
+		if (credits_used && next >= credits + slots)
+			return false;
+		return out_sq + (o.op == Op::Write ? 2 : 1) <= sq;
+	};
+	auto post_one = [&]() {
+		const uint64_t i = next;
+		const uint32_t slot = static_cast<uint32_t>(i % slots);
+		const uint32_t len = plan.len(i);
+		uint8_t *p = ep.data() + static_cast<size_t>(slot) * plan.size;
+		ibv_sge s = ep.data_sge(static_cast<size_t>(slot) * plan.size, len);
+		ibv_send_wr wr{}, notify{};
+
+		wr.wr_id = wr_id(i, kData);
+		wr.sg_list = &s;
+		wr.num_sge = 1;
+		wr.send_flags = IBV_SEND_SIGNALED;
+		switch (o.op) {
+		case Op::Send:
+			fill_pattern({p, len}, o.seed, i);
+			wr.opcode = IBV_WR_SEND;
+			break;
+		case Op::Write:
+			fill_pattern({p, len}, o.seed, i);
+			wr.opcode = IBV_WR_RDMA_WRITE;
+			wr.wr.rdma.remote_addr = raddr + static_cast<uint64_t>(slot) * plan.size;
+			wr.wr.rdma.rkey = rkey;
+			notify.wr_id = wr_id(i, kNotify);
+			notify.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
+			notify.send_flags = IBV_SEND_SIGNALED;
+			notify.imm_data = htonl(static_cast<uint32_t>(i));
+			notify.wr.rdma.remote_addr = wr.wr.rdma.remote_addr;
+			notify.wr.rdma.rkey = rkey;
+			wr.next = &notify;
+			break;
+		case Op::Read:
+			/* Poison, so a READ that placed nothing cannot pass. */
+			std::memset(p, 0xa5, len);
+			wr.opcode = IBV_WR_RDMA_READ;
+			wr.wr.rdma.remote_addr = raddr + static_cast<uint64_t>(slot) * plan.size;
+			wr.wr.rdma.rkey = rkey;
+			break;
+		case Op::Atomic: {
+			AtomicOp a = model.next();
+
+			std::memset(p, 0xa5, 8);
+			expect[slot] = a.expect;
+			wr.opcode = a.cmp_swap ? IBV_WR_ATOMIC_CMP_AND_SWP
+					       : IBV_WR_ATOMIC_FETCH_AND_ADD;
+			wr.wr.atomic.remote_addr = raddr + a.counter * 8ull;
+			wr.wr.atomic.rkey = rkey;
+			wr.wr.atomic.compare_add = a.cmp_swap ? a.compare : a.add;
+			wr.wr.atomic.swap = a.swap;
+			break;
+		}
+		}
+		ep.post_send(wr);
+		out_sq += o.op == Op::Write ? 2 : 1;
+		busy[slot] = true;
+		next++;
+	};
+	auto mismatch = [&](uint64_t i, const std::string &what) {
+		if (!me.mismatches)
+			me.first_mismatch = what;
+		me.mismatches++;
+		(void)i;
+	};
+	auto handle = [&](const ibv_wc &wc) {
+		const WrKind kind = wr_kind(wc.wr_id);
+		const uint64_t i = wr_index(wc.wr_id);
+
+		me.count(wc.status);
+		if (kind == kCredit)
+			out_rq--;
+		else
+			out_sq--;
+		if (wc.status != IBV_WC_SUCCESS) {
+			failed = true;
+			return;
+		}
+		if (kind == kCredit) {
+			credits++;
+			if (!failed)
+				post_credit_recv(static_cast<uint32_t>(i));
+			return;
+		}
+		const uint32_t slot = static_cast<uint32_t>(i % slots);
+		const uint8_t *p = ep.data() + static_cast<size_t>(slot) * plan.size;
+
+		switch (o.op) {
+		case Op::Send:
+			busy[slot] = false;
+			me.messages++;
+			break;
+		case Op::Write:
+			if (kind == kNotify) {
+				busy[slot] = false;
+				me.messages++;
+			}
+			break;
+		case Op::Read: {
+			const uint32_t len = plan.len(i);
+			auto bad = check_pattern({p, len}, o.seed, slot);
+
+			if (bad)
+				mismatch(i, "READ " + bad->describe(slot) +
+					    " (read number " + std::to_string(i) + ")");
+			else
+				me.bytes_verified += len;
+			busy[slot] = false;
+			me.messages++;
+			break;
+		}
+		case Op::Atomic: {
+			uint64_t got;
+
+			std::memcpy(&got, p, 8);
+			if (got != expect[slot]) {
+				char s[160];
+
+				std::snprintf(s, sizeof(s),
+					      "atomic %llu returned 0x%016llx, expected 0x%016llx",
+					      static_cast<unsigned long long>(i),
+					      static_cast<unsigned long long>(got),
+					      static_cast<unsigned long long>(expect[slot]));
+				mismatch(i, s);
+			} else {
+				me.bytes_verified += 8;
+			}
+			busy[slot] = false;
+			me.messages++;
+			break;
+		}
+		}
+	};
+	auto finished = [&]() {
+		if (failed)
+			return out_sq == 0 && out_rq == 0;
+		return me.messages == plan.messages && out_sq == 0 &&
+		       (!credits_used || credits == plan.messages);
+	};
+
+	const auto t0 = Clock::now();
+	const auto end = t0 + std::chrono::duration_cast<Clock::duration>(
+				      std::chrono::duration<double>(o.deadline_s));
+	bool drained_by_us = false;
+	std::vector<ibv_wc> wcs(64);
+
+	while (!finished()) {
+		int n = ep.poll(wcs);
+
+		for (int k = 0; k < n; k++)
+			handle(wcs[k]);
+		while (can_post())
+			post_one();
+		/*
+		 * After a failure the QP is in ERR when the failure was an
+		 * error completion; move it there ourselves otherwise (the
+		 * server aborted) so the receives flush.
+		 */
+		if (failed && out_sq == 0 && out_rq && !drained_by_us) {
+			ep.to_error();
+			drained_by_us = true;
+		}
+		if (n)
+			continue;
+		if (auto m = ch.poll_recv(); (m && m->at("type") == "abort") ||
+					     ch.closed()) {
+			aborted = true;
+			why = m ? "the server aborted: " + m->value("why", "")
+				: "the server closed the side channel";
+			if (!failed) {
+				failed = true;
+				ep.to_error();
+				drained_by_us = true;
+			}
+		}
+		if (Clock::now() >= end) {
+			char s[256];
+
+			std::snprintf(s, sizeof(s),
+				      "did not finish: %llu of %llu messages completed, %llu "
+				      "posted, %llu credits, %llu send and %llu receive WRs "
+				      "outstanding after %.0f s",
+				      static_cast<unsigned long long>(me.messages),
+				      static_cast<unsigned long long>(plan.messages),
+				      static_cast<unsigned long long>(next),
+				      static_cast<unsigned long long>(credits),
+				      static_cast<unsigned long long>(out_sq),
+				      static_cast<unsigned long long>(out_rq), o.deadline_s);
+			why = s;
+			deadline = true;
+			break;
+		}
+		ep.wait(100, ch.fd());
+	}
+	res.elapsed_s = seconds_since(t0);
+	settle(me, deadline, deadline || aborted ? why : "");
+	if (aborted && !deadline)
+		me.detail = why;
+
+	ch.send({{"type", "done"}, {"client", to_json(me)}});
+	auto report = ch.recv(kTcpTimeoutMs);
+	if (report && report->at("type") == "report") {
+		res.server = side_from_json(report->at("server"));
+	} else {
+		res.server.status = "no-report";
+		res.server.detail = "the server sent no report within " +
+				    std::to_string(kTcpTimeoutMs / 1000) + " s";
+	}
+	Verdict v = judge(res, o.allow_retry_exceeded);
+
+	print_result(res, v, o.json);
+	return v.exit_code;
+}
+
+/* ---- server ------------------------------------------------------------- */
+
+int run_server(const Options &o)
+{
+	Channel ch = Channel::accept_one(o.port, static_cast<int>(o.deadline_s * 1000));
+	auto hello = ch.recv(kTcpTimeoutMs);
+
+	if (!hello || hello->at("type") != "hello")
+		throw std::runtime_error("the client sent no hello");
+	const json knobs = hello->at("knobs");
+	auto op = parse_op(knobs.at("op").get<std::string>());
+	if (!op) {
+		ch.send({{"type", "refused"}, {"why", "unknown op"}});
+		throw std::runtime_error("the client asked for an unknown op");
+	}
+	const Plan plan(*op, knobs.at("bytes").get<uint64_t>(), knobs.at("size").get<uint32_t>());
+	const uint32_t depth = knobs.at("depth").get<uint32_t>();
+	const uint32_t seed = knobs.at("seed").get<uint32_t>();
+	const bool allow = knobs.at("allow-retry-exceeded").get<bool>();
+	const uint32_t slots = depth;
+	const bool credits_used = *op == Op::Send || *op == Op::Write;
+	const uint32_t sq = 2 * depth;
+	const size_t data_bytes = *op == Op::Atomic ? AtomicModel::kCounters * 8ull
+						    : static_cast<size_t>(slots) * plan.size;
+	Endpoint ep(o, data_bytes, slots * 8ull, sq, slots);
+	const uint32_t psn = initial_psn(seed, true);
+
+	if (*op == Op::Read) {
+		for (uint32_t s = 0; s < slots; s++)
+			fill_pattern({ep.data() + static_cast<size_t>(s) * plan.size, plan.size},
+				     seed, s);
+	} else if (*op == Op::Atomic) {
+		auto init = AtomicModel::initial(seed);
+
+		std::memcpy(ep.data(), init.data(), init.size() * 8);
+	}
+
+	Result res;
+	SideReport &me = res.server;
+
+	res.op = *op;
+	res.bytes_requested = plan.bytes;
+	res.messages_requested = plan.messages;
+	res.size = plan.size;
+	res.depth = depth;
+	res.seed = seed;
+
+	uint64_t out_sq = 0, out_rq = 0, pending_credits = 0;
+	bool failed = false, own_flush = false, done = false, deadline = false;
+	std::string why;
+
+	auto post_recv = [&](uint32_t slot) {
+		ibv_sge s = ep.data_sge(static_cast<size_t>(slot) * plan.size, plan.size);
+		ibv_recv_wr wr{};
+
+		wr.wr_id = wr_id(slot, kData);
+		if (*op == Op::Send) {
+			wr.sg_list = &s;
+			wr.num_sge = 1;
+		}
+		ep.post_recv(wr);
+		out_rq++;
+	};
+	if (credits_used)
+		for (uint32_t s = 0; s < slots; s++)
+			post_recv(s);
+	ep.connect(hello->at("qp"), psn, knobs);
+	ch.send({{"type", "welcome"}, {"qp", ep.local_info(psn)}});
+
+	auto mismatch = [&](const std::string &what) {
+		if (!me.mismatches)
+			me.first_mismatch = what;
+		me.mismatches++;
+	};
+	auto handle = [&](const ibv_wc &wc) {
+		/* A failed completion's opcode is undefined: go by the wr_id. */
+		const bool recv = wr_kind(wc.wr_id) == kData;
+
+		if (!(own_flush && wc.status == IBV_WC_WR_FLUSH_ERR))
+			me.count(wc.status);
+		else
+			me.completions["wr-flush-err"]++;
+		if (recv)
+			out_rq--;
+		else
+			out_sq--;
+		if (wc.status != IBV_WC_SUCCESS) {
+			if (!own_flush)
+				failed = true;
+			return;
+		}
+		if (!recv)
+			return;
+		const uint32_t slot = static_cast<uint32_t>(wr_index(wc.wr_id));
+		const uint8_t *p = ep.data() + static_cast<size_t>(slot) * plan.size;
+		const uint64_t i = me.messages;
+		const uint32_t len = i < plan.messages ? plan.len(i) : 0;
+
+		if (i >= plan.messages) {
+			mismatch("message " + std::to_string(i) + " arrived, but only " +
+				 std::to_string(plan.messages) + " were sent");
+		} else if (*op == Op::Send) {
+			if (wc.byte_len != len)
+				mismatch("message " + std::to_string(i) + ": length " +
+					 std::to_string(wc.byte_len) + ", expected " +
+					 std::to_string(len));
+			else if (auto bad = check_pattern({p, len}, seed, i))
+				mismatch("SEND " + bad->describe(i));
+			else
+				me.bytes_verified += len;
+		} else {
+			const uint64_t imm = ntohl(wc.imm_data);
+			const uint32_t wslot = static_cast<uint32_t>(i % slots);
+			const uint8_t *wp = ep.data() + static_cast<size_t>(wslot) * plan.size;
+
+			if (!(wc.wc_flags & IBV_WC_WITH_IMM) || imm != i)
+				mismatch("message " + std::to_string(i) +
+					 ": the WRITE_WITH_IMM carried " + std::to_string(imm));
+			else if (auto bad = check_pattern({wp, len}, seed, i))
+				mismatch("WRITE " + bad->describe(i));
+			else
+				me.bytes_verified += len;
+		}
+		me.messages++;
+		post_recv(slot);
+		pending_credits++;
+	};
+
+	const auto t0 = Clock::now();
+	const auto end = t0 + std::chrono::duration_cast<Clock::duration>(
+				      std::chrono::duration<double>(o.deadline_s));
+	Clock::time_point drain_end{};
+	std::vector<ibv_wc> wcs(64);
+	bool abort_sent = false;
+
+	for (;;) {
+		int n = ep.poll(wcs);
+
+		for (int k = 0; k < n; k++)
+			handle(wcs[k]);
+		while (!failed && !own_flush && pending_credits && out_sq < sq) {
+			uint64_t v = me.messages;
+			uint32_t slot = static_cast<uint32_t>(v % slots);
+			ibv_sge s = ep.ctl_sge(slot * 8ull, 8);
+			ibv_send_wr wr{};
+
+			std::memcpy(ep.ctl() + slot * 8ull, &v, 8);
+			wr.wr_id = wr_id(v, kCredit);
+			wr.sg_list = &s;
+			wr.num_sge = 1;
+			wr.opcode = IBV_WR_SEND;
+			wr.send_flags = IBV_SEND_SIGNALED;
+			ep.post_send(wr);
+			out_sq++;
+			pending_credits--;
+		}
+		if (failed && !abort_sent) {
+			ch.send({{"type", "abort"},
+				 {"why", "server error completion: " + me.first_error}});
+			abort_sent = true;
+		}
+		if (done) {
+			bool settled = own_flush ? out_sq == 0 && out_rq == 0
+						 : out_sq == 0 && !pending_credits;
+			if (settled)
+				break;
+			if (Clock::now() >= drain_end) {
+				why = "outstanding WRs did not complete within 10 s of the client's done";
+				deadline = true;
+				break;
+			}
+		}
+		if (n)
+			continue;
+		if (!done) {
+			auto m = ch.poll_recv();
+
+			if (m && m->at("type") == "done") {
+				res.client = side_from_json(m->at("client"));
+				done = true;
+				drain_end = Clock::now() + std::chrono::seconds(10);
+				if (res.client.status != "ok" || failed) {
+					ep.to_error();
+					own_flush = true;
+				}
+				continue;
+			}
+			if (ch.closed()) {
+				why = "the client closed the side channel without a result";
+				res.client.status = "no-report";
+				res.client.detail = why;
+				break;
+			}
+		}
+		if (Clock::now() >= end) {
+			why = "the client did not finish within " +
+			      std::to_string(static_cast<int>(o.deadline_s)) + " s; " +
+			      std::to_string(me.messages) + " of " +
+			      std::to_string(plan.messages) + " messages arrived";
+			deadline = true;
+			break;
+		}
+		ep.wait(100, done ? -1 : ch.fd());
+	}
+	res.elapsed_s = seconds_since(t0);
+
+	if (*op == Op::Atomic && done) {
+		const uint64_t issued = res.client.messages;
+
+		if (res.client.status == "ok" && issued == plan.messages) {
+			auto want = atomic_final(seed, plan.messages);
+
+			for (uint32_t k = 0; k < AtomicModel::kCounters; k++) {
+				uint64_t got;
+
+				std::memcpy(&got, ep.data() + k * 8ull, 8);
+				if (got != want[k]) {
+					char s[128];
+
+					std::snprintf(s, sizeof(s),
+						      "counter %u holds 0x%016llx, expected 0x%016llx",
+						      k, static_cast<unsigned long long>(got),
+						      static_cast<unsigned long long>(want[k]));
+					mismatch(s);
+				}
+			}
+			if (!me.mismatches)
+				me.detail = "all " + std::to_string(AtomicModel::kCounters) +
+					    " counters hold the values predicted after " +
+					    std::to_string(plan.messages) + " atomics";
+		} else {
+			me.detail = "counters not checked: the client did not finish";
+		}
+	}
+	settle(me, deadline, why);
+	if (me.status == "ok" && credits_used && done && res.client.status == "ok" &&
+	    me.messages != plan.messages) {
+		me.status = "error";
+		me.detail = "only " + std::to_string(me.messages) + " of " +
+			    std::to_string(plan.messages) + " messages arrived";
+	}
+	if (done)
+		ch.send({{"type", "report"}, {"server", to_json(me)}});
+	Verdict v = judge(res, allow);
+
+	print_result(res, v, o.json);
+	return v.exit_code;
+}
+
+} // namespace vrnic::traffic
