@@ -359,10 +359,19 @@ void vrnic_comp_rx(struct vrnic_qp *qp, struct sk_buff *skb)
 	bool progress;
 
 	if (qp->ibqp.qp_type != IB_QPT_RC)
-		goto out;
-	/* Ignore responses for PSNs we have not sent (IBA 9.7.5.1.1). */
-	if (!vrnic_psn_before(pkt->psn, qp->req.psn))
-		goto out;
+		goto drop;
+	/*
+	 * Ignore responses for PSNs we have not sent, or for PSNs already
+	 * acknowledged (IBA 9.7.5.1.1: ghosts and stale duplicates), and
+	 * AETH syndromes the IBA reserves.
+	 */
+	if (!vrnic_psn_before(pkt->psn, qp->req.psn) ||
+	    vrnic_psn_before(pkt->psn, qp->comp.una) ||
+	    (syndrome & VRNIC_AETH_RESV) ||
+	    (syndrome & VRNIC_AETH_TYPE_MASK) == VRNIC_AETH_RESERVED_TYPE ||
+	    ((syndrome & VRNIC_AETH_TYPE_MASK) == VRNIC_AETH_NAK &&
+	     syndrome > VRNIC_AETH_NAK_REM_OP_ERR))
+		goto drop;
 
 	if ((syndrome & VRNIC_AETH_TYPE_MASK) != VRNIC_AETH_ACK) {
 		vrnic_comp_nak(qp, syndrome, pkt->psn);
@@ -393,7 +402,10 @@ void vrnic_comp_rx(struct vrnic_qp *qp, struct sk_buff *skb)
 		if (vrnic_queue_consumer(&qp->sq.queue) != vrnic_comp_end(qp))
 			vrnic_comp_arm(qp);
 	}
-out:
+	kfree_skb(skb);
+	return;
+drop:
+	vrnic_count(to_vdev(qp->ibqp.device), VRNIC_CNT_RX_DROP_RESP);
 	kfree_skb(skb);
 }
 

@@ -77,6 +77,14 @@ void vrnic_recv(struct vrnic_dev *vdev, struct sk_buff *skb)
 		vrnic_count(vdev, VRNIC_CNT_RX_DROP_MALFORMED);
 		goto drop_qp;
 	}
+	/*
+	 * IBA 10.9.3: the P_Key must match the port's one entry, the
+	 * default full-member 0xffff: its low 15 bits (either membership).
+	 */
+	if ((vrnic_bth_pkey(h.bth) & 0x7fff) != (VRNIC_DEFAULT_PKEY & 0x7fff)) {
+		vrnic_count(vdev, VRNIC_CNT_RX_DROP_PKEY);
+		goto drop_qp;
+	}
 	if (!vrnic_state_ok(qp, h.info->flags)) {
 		vrnic_count(vdev, VRNIC_CNT_RX_DROP_QP_STATE);
 		goto drop_qp;

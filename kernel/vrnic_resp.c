@@ -282,14 +282,21 @@ static struct vrnic_mr *vrnic_resp_rkey_get(struct vrnic_qp *qp, u32 rkey,
 	return mr;
 }
 
-/* Check an rkey for @access over [va, va + len) and copy through it. */
+/*
+ * Check an rkey for @access over [va, va + len) and copy through it.  A
+ * zero-length access names no memory: its R_Key and VA are not checked
+ * (IBA C9-88), only the QP's access flags.
+ */
 static int vrnic_resp_rkey_copy(struct vrnic_qp *qp, u32 rkey, int access,
 				u64 va, void *buf, u32 len,
 				enum vrnic_dma_dir dir)
 {
-	struct vrnic_mr *mr = vrnic_resp_rkey_get(qp, rkey, access, va, len);
+	struct vrnic_mr *mr;
 	int err = 0;
 
+	if (!len)
+		return qp->attr.qp_access_flags & access ? 0 : -EACCES;
+	mr = vrnic_resp_rkey_get(qp, rkey, access, va, len);
 	if (!mr)
 		return -EACCES;
 	if (buf)
@@ -363,9 +370,16 @@ static enum vrnic_resp_verdict vrnic_resp_read(struct vrnic_qp *qp,
 	u32 npkts = max_t(u32, DIV_ROUND_UP(len, qp->mtu), 1), i, off = 0;
 	struct vrnic_mr *mr;
 
-	mr = vrnic_resp_rkey_get(qp, rkey, IB_ACCESS_REMOTE_READ, va, len);
-	if (!mr)
-		return VRNIC_RESP_ACCESS;
+	/* A zero-length READ names no memory (IBA C9-88): no R_Key check. */
+	if (!len) {
+		mr = NULL;
+		if (!(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_READ))
+			return VRNIC_RESP_ACCESS;
+	} else {
+		mr = vrnic_resp_rkey_get(qp, rkey, IB_ACCESS_REMOTE_READ, va, len);
+		if (!mr)
+			return VRNIC_RESP_ACCESS;
+	}
 	if (!dup)
 		qp->resp.msn++;
 	vrnic_resp_flush_ack(qp);
@@ -393,7 +407,8 @@ static enum vrnic_resp_verdict vrnic_resp_read(struct vrnic_qp *qp,
 		if (aeth)
 			vrnic_aeth_set(aeth, VRNIC_AETH_ACK | VRNIC_AETH_CREDITS_INVALID,
 				       qp->resp.msn);
-		if (vrnic_mr_copy(to_vdev(qp->ibqp.device), mr, va + off,
+		if (paylen &&
+		    vrnic_mr_copy(to_vdev(qp->ibqp.device), mr, va + off,
 				  out->data + vrnic_hdr_len(opcode), paylen,
 				  VRNIC_DMA_TO_DEVICE)) {
 			kfree_skb(out);
@@ -403,7 +418,8 @@ static enum vrnic_resp_verdict vrnic_resp_read(struct vrnic_qp *qp,
 		vrnic_pkt_send(qp, out, &qp->attr.ah_attr, qp->attr.dest_qp_num);
 		off += paylen;
 	}
-	vrnic_mr_put(mr);
+	if (mr)
+		vrnic_mr_put(mr);
 	if (!dup)
 		qp->resp.epsn = vrnic_psn_add(psn, npkts);
 	return VRNIC_RESP_ANSWERED;
@@ -543,41 +559,49 @@ void vrnic_resp_rx(struct vrnic_qp *qp, struct sk_buff *skb)
 
 	if (ud) {
 		if (pkt->paylen > qp->mtu)
-			goto out;
-		vrnic_resp_send(qp, skb);
+			goto drop;
+		if (vrnic_resp_send(qp, skb) == VRNIC_RESP_DROP)
+			vrnic_count(vdev, VRNIC_CNT_RX_DROP_REQ);
 		goto out;
 	}
+
+	/*
+	 * The PSN first (IBA 9.7.3.1.3): a packet out of sequence says
+	 * nothing about the request at the expected PSN, whatever else is
+	 * wrong with it, so it never takes the QP to ERR.
+	 */
+	d = vrnic_psn_diff(pkt->psn, qp->resp.epsn);
+	if (d < 0) {
+		if (vrnic_resp_is_rc(qp)) {
+			vrnic_resp_duplicate(qp, skb);
+			goto out;
+		}
+		goto drop;
+	}
+	if (d > 0) {
+		/* A gap: RC asks once for a resend from epsn; UC drops. */
+		if (vrnic_resp_is_rc(qp)) {
+			if (qp->resp.nak_sent)
+				goto drop;
+			qp->resp.nak_sent = true;
+			vrnic_count(vdev, VRNIC_CNT_SEQ_NAK_SENT);
+			vrnic_resp_send_ack(qp, VRNIC_AETH_NAK_PSN_SEQ_ERR,
+					    qp->resp.epsn);
+			goto out;
+		}
+		/* UC: abandon the message in progress (IBA 9.8.3). */
+		qp->resp.write_active = false;
+		if (!(pkt->flags & VRNIC_OPF_FIRST))
+			goto drop;
+		qp->resp.epsn = pkt->psn;
+	}
+	qp->resp.nak_sent = false;
+
 	if (pkt->paylen > qp->mtu ||
 	    (!(pkt->flags & VRNIC_OPF_LAST) && pkt->paylen != qp->mtu)) {
 		v = VRNIC_RESP_INV_REQ;		/* IBA 9.7.3.1.1: wrong sizes */
 		goto answer;
 	}
-
-	d = vrnic_psn_diff(pkt->psn, qp->resp.epsn);
-	if (d < 0) {
-		if (vrnic_resp_is_rc(qp))
-			vrnic_resp_duplicate(qp, skb);
-		goto out;
-	}
-	if (d > 0) {
-		/* A gap: RC asks once for a resend from epsn; UC drops. */
-		if (vrnic_resp_is_rc(qp) && !qp->resp.nak_sent) {
-			qp->resp.nak_sent = true;
-			vrnic_count(vdev, VRNIC_CNT_SEQ_NAK_SENT);
-			vrnic_resp_send_ack(qp, VRNIC_AETH_NAK_PSN_SEQ_ERR,
-					    qp->resp.epsn);
-		}
-		if (!vrnic_resp_is_rc(qp)) {
-			/* UC: abandon the message in progress (IBA 9.8.3). */
-			qp->resp.write_active = false;
-			if (!(pkt->flags & VRNIC_OPF_FIRST))
-				goto out;
-			qp->resp.epsn = pkt->psn;
-		} else {
-			goto out;
-		}
-	}
-	qp->resp.nak_sent = false;
 
 	if (pkt->flags & VRNIC_OPF_SEND)
 		v = vrnic_resp_send(qp, skb);
@@ -615,7 +639,9 @@ answer:
 				    pkt->psn);
 		break;
 	case VRNIC_RESP_ANSWERED:
+		break;
 	case VRNIC_RESP_DROP:
+		vrnic_count(vdev, VRNIC_CNT_RX_DROP_REQ);
 		break;
 	default:
 		syndrome = v == VRNIC_RESP_ACCESS ? VRNIC_AETH_NAK_REM_ACCESS_ERR :
@@ -631,9 +657,14 @@ answer:
 			 * already in flight behind the bad request executes.
 			 */
 			vrnic_qp_error(qp, VRNIC_QP_CAUSE_ERROR);
+		} else {
+			vrnic_count(vdev, VRNIC_CNT_RX_DROP_REQ);
 		}
 		break;
 	}
+	goto out;
+drop:
+	vrnic_count(vdev, VRNIC_CNT_RX_DROP_REQ);
 out:
 	kfree_skb(skb);
 }

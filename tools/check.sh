@@ -134,7 +134,7 @@ expect_fail() {
 	fi
 }
 
-guest_steps="kunit log-scan-catches-warn module-load conformance-rxe conformance-vrnic smoke-rxe smoke-vrnic teardown load netem-vrnic vrnicctl bpftrace interop-vrnic-rxe interop-rxe-vrnic iommu-rxe iommu-vrnic"
+guest_steps="kunit log-scan-catches-warn module-load conformance-rxe conformance-vrnic smoke-rxe smoke-vrnic teardown load netem-vrnic fuzz vrnicctl bpftrace interop-vrnic-rxe interop-rxe-vrnic iommu-rxe iommu-vrnic"
 for fl in stock debug; do
 	any=0
 	for st in $guest_steps; do want "$fl/$st" && any=1; done
@@ -201,8 +201,15 @@ for fl in stock debug; do
 		tools/testbed/tests/load.sh
 	# RC traffic through tc netem (loss, reorder, duplicate, corrupt, mixed),
 	# every byte verified, counters asserted: vrnic0/vrnic1 in two namespaces.
-	guest "$fl/netem-vrnic" "${kenv[@]}" --topo one --timeout $((600 * slow)) \
-		tools/testbed/tests/netem.sh
+	# The debug kernel (5x slower) takes the loss and mixed cases.
+	netem_env=()
+	[ "$fl" = debug ] && netem_env=(--env "NETEM_CASES=loss5 mixed")
+	guest "$fl/netem-vrnic" "${kenv[@]}" "${netem_env[@]}" --topo one \
+		--timeout $((600 * slow)) tools/testbed/tests/netem.sh
+	# Hostile input: vrnic-fuzz at live devices under traffic (a million
+	# packets in the stock kernel, 100000 in the debug kernel).
+	guest "$fl/fuzz" "${kenv[@]}" --topo one --timeout $((900 * slow)) \
+		tools/testbed/tests/fuzz.sh
 	# vrnicctl against a live vrnic0: dev/stats/qp/model, text and -j, errors.
 	guest "$fl/vrnicctl" "${kenv[@]}" --topo one --timeout $((400 * slow)) \
 		tools/testbed/tests/vrnicctl.sh

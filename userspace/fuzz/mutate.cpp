@@ -1,0 +1,564 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The fuzzer's packet generator; see mutate.hpp.
+ */
+#include "mutate.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+
+namespace vrnic::fuzz {
+
+namespace {
+
+uint64_t splitmix64(uint64_t &x)
+{
+	uint64_t z = (x += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+constexpr std::array<std::string_view, kClasses> kKlassNames = {
+	"opcode-sweep", "truncated", "bad-length", "oversize", "psn", "qpn",
+	"rkey", "aeth", "bad-icrc", "ud-qkey", "pkey", "bth-bits",
+};
+
+constexpr std::array<std::string_view, kDetails> kDetailNames = {
+	"gsi", "req-behind", "req-ahead", "resp-before", "resp-after", "other",
+};
+
+constexpr std::array<std::string_view, kFates> kFateNames = {
+	"rx-drop-icrc", "rx-drop-malformed", "rx-drop-no-qp", "rx-drop-pkey",
+	"rx-drop-qkey",
+	"to-qp",
+};
+
+std::vector<uint8_t> known_opcodes(uint32_t need = 0, uint32_t refuse = 0)
+{
+	std::vector<uint8_t> v;
+
+	for (unsigned op = 0; op < 256; op++) {
+		const OpcodeInfo &i = opcode_info(op);
+		if (i.name && (i.flags & need) == need && !(i.flags & refuse))
+			v.push_back(op);
+	}
+	return v;
+}
+
+const std::vector<uint8_t> &all_known()
+{
+	static const auto v = known_opcodes();
+	return v;
+}
+
+/* RC opcodes: what a live RC QP can be sent. */
+const std::vector<uint8_t> &rc_known()
+{
+	static const auto v = [] {
+		std::vector<uint8_t> r;
+		for (uint8_t op : all_known())
+			if (transport_of(op) == 0x00)
+				r.push_back(op);
+		return r;
+	}();
+	return v;
+}
+
+template <typename T> T pick(Rng &r, const std::vector<T> &v)
+{
+	return v[r.below(v.size())];
+}
+
+bool in_zone(uint32_t psn, uint32_t start, uint32_t len)
+{
+	return ((psn - start) & kPsnMask) < len;
+}
+
+} // namespace
+
+Rng::Rng(uint64_t seed)
+{
+	for (auto &w : s_)
+		w = splitmix64(seed);
+}
+
+uint64_t Rng::next()
+{
+	const uint64_t result = rotl(s_[1] * 5, 7) * 9;
+	const uint64_t t = s_[1] << 17;
+
+	s_[2] ^= s_[0];
+	s_[3] ^= s_[1];
+	s_[1] ^= s_[2];
+	s_[0] ^= s_[3];
+	s_[2] ^= t;
+	s_[3] = rotl(s_[3], 45);
+	return result;
+}
+
+uint32_t Rng::below(uint32_t n) { return uint32_t((next() >> 32) * n >> 32); }
+uint32_t Rng::range(uint32_t lo, uint32_t hi) { return lo + below(hi - lo + 1); }
+bool Rng::chance(double p) { return double(next() >> 11) * 0x1p-53 < p; }
+
+void Rng::fill(std::span<uint8_t> out)
+{
+	size_t i = 0;
+
+	while (i < out.size()) {
+		uint64_t w = next();
+		for (int k = 0; k < 8 && i < out.size(); k++, w >>= 8)
+			out[i++] = uint8_t(w);
+	}
+}
+
+std::string_view klass_name(Klass k) { return kKlassNames.at(unsigned(k)); }
+std::string_view fate_name(Fate f) { return kFateNames.at(unsigned(f)); }
+std::string_view detail_name(Detail d) { return kDetailNames.at(unsigned(d)); }
+
+Generator::Generator(Config cfg) : cfg_(std::move(cfg))
+{
+	const unsigned ip = cfg_.ep.family == 4 ? 20 : 40;
+
+	if (cfg_.mtu < ip + 8 + 64)
+		throw std::invalid_argument("the MTU is too small for RoCEv2 packets");
+	if (cfg_.psn_guard + cfg_.psn_back + 2 * cfg_.psn_window >= (1u << 23))
+		throw std::invalid_argument("--psn-guard must stay well below 2^23");
+	max_len_ = cfg_.mtu - ip - 8;
+	for (size_t i = 0; i < cfg_.targets.size(); i++)
+		if (cfg_.targets[i].type == QpType::rc)
+			rc_targets_.push_back(i);
+}
+
+const Target *Generator::find(uint32_t qpn) const
+{
+	for (const Target &t : cfg_.targets)
+		if (t.qpn == qpn)
+			return &t;
+	/* Every RoCE port has the GSI QP; ib_mad creates it. */
+	static const Target gsi{1, QpType::gsi, 0, 0, kGsiQkey};
+	return qpn == 1 ? &gsi : nullptr;
+}
+
+namespace {
+
+/* vrnic_parse_hdrs() and the QP checks of vrnic_recv(), ICRC given. */
+Fate fate_of(const Target *t, std::span<const uint8_t> pkt, bool icrc_ok)
+{
+	const unsigned len = pkt.size();
+
+	if (len < kBthBytes + kIcrcBytes || !icrc_ok)
+		return Fate::rx_drop_icrc;
+	const uint8_t op = pkt[0];
+	const OpcodeInfo &info = opcode_info(op);
+	if (!info.name || (pkt[1] & 0x0f) != 0)
+		return Fate::rx_drop_malformed;
+	const unsigned hlen = headers_length(info.hdrs);
+	if (len % 4 || len < hlen + kIcrcBytes)
+		return Fate::rx_drop_malformed;
+	const unsigned rest = len - hlen - kIcrcBytes;
+	const unsigned pad = (pkt[1] >> 4) & 3;
+	if (pad > rest || (!(info.flags & kOpPayload) && rest) ||
+	    (pad && !(info.flags & kOpLast)) ||
+	    ((info.flags & kOpAtomicWrite) && (rest != 8 || pad)))
+		return Fate::rx_drop_malformed;
+	if (!t)
+		return Fate::rx_drop_no_qp;
+	uint8_t want;
+	switch (t->type) {
+	case QpType::rc: want = 0x00; break;
+	case QpType::uc: want = 0x20; break;
+	default: want = 0x60; break;
+	}
+	if (transport_of(op) != want)
+		return Fate::rx_drop_malformed;
+	if ((uint16_t(pkt[2] << 8 | pkt[3]) & 0x7fff) != (kDefaultPkey & 0x7fff))
+		return Fate::rx_drop_pkey;
+	if (info.hdrs & kHdrDeth) {
+		const uint32_t qkey = get_be32(pkt.data() + kBthBytes);
+		if (qkey != (t->type == QpType::gsi ? kGsiQkey : t->qkey))
+			return Fate::rx_drop_qkey;
+	}
+	return Fate::to_qp;
+}
+
+uint32_t bth_qpn(std::span<const uint8_t> pkt) { return get_be32(&pkt[4]) & kPsnMask; }
+uint32_t bth_psn(std::span<const uint8_t> pkt) { return get_be32(&pkt[8]) & kPsnMask; }
+
+void set_bth_psn(std::span<uint8_t> pkt, uint32_t psn)
+{
+	put_be32(&pkt[8], (get_be32(&pkt[8]) & ~kPsnMask) | (psn & kPsnMask));
+}
+
+/* The ICRC a packet carries: its last 4 bytes, little-endian. */
+uint32_t carried_icrc(std::span<const uint8_t> pkt)
+{
+	const uint8_t *p = pkt.data() + pkt.size() - kIcrcBytes;
+
+	return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 |
+	       uint32_t(p[3]) << 24;
+}
+
+} // namespace
+
+Fate Generator::predict(std::span<const uint8_t> pkt) const
+{
+	bool ok = pkt.size() >= kBthBytes + kIcrcBytes &&
+		  icrc(cfg_.ep, pkt) == carried_icrc(pkt);
+	const Target *t = pkt.size() >= kBthBytes ? find(bth_qpn(pkt)) : nullptr;
+
+	return fate_of(t, pkt, ok);
+}
+
+/* Would this packet, with a valid ICRC, disturb a live QP's traffic? */
+bool Generator::unsafe(std::span<const uint8_t> pkt) const
+{
+	const Target *t = find(bth_qpn(pkt));
+
+	if (!t || t->type == QpType::gsi || fate_of(t, pkt, true) != Fate::to_qp)
+		return false;
+	if (t->type != QpType::rc)
+		return true;	/* UD takes any PSN; UC resyncs on FIRST/ONLY */
+	const uint32_t psn = bth_psn(pkt);
+	if (opcode_info(pkt[0]).flags & kOpResp)
+		return in_zone(psn, t->sq_psn - cfg_.psn_back,
+			       cfg_.psn_back + cfg_.psn_guard);
+	return in_zone(psn, t->rq_psn, cfg_.psn_guard);
+}
+
+void Generator::finish(std::span<uint8_t> pkt, Packet &p, bool valid, Rng &r) const
+{
+	p.len = pkt.size();
+	if (pkt.size() < kBthBytes + kIcrcBytes) {
+		p.valid_icrc = false;
+		p.fate = Fate::rx_drop_icrc;
+		return;
+	}
+	if (valid && unsafe(pkt)) {
+		const Target *t = find(bth_qpn(pkt));
+		if (t->type == QpType::rc) {
+			/* Move it just past the zone: a sequence error. */
+			const bool resp = opcode_info(pkt[0]).flags & kOpResp;
+			set_bth_psn(pkt, (resp ? t->sq_psn : t->rq_psn) +
+					 cfg_.psn_guard + r.below(cfg_.psn_window));
+		} else {
+			valid = false;
+		}
+	}
+	uint32_t v = icrc(cfg_.ep, pkt);
+	if (!valid) {
+		switch (r.below(3)) {
+		case 0: v ^= 1u << r.below(32); break;
+		case 1: v = ~v; break;
+		default: v ^= r.range(1, 0xffffffff); break;
+		}
+	}
+	put_icrc(pkt, v);
+	p.valid_icrc = valid;
+	const Target *t = find(bth_qpn(pkt));
+	p.fate = fate_of(t, pkt, valid);
+	if (p.fate == Fate::to_qp) {
+		const uint32_t psn = bth_psn(pkt);
+		const uint16_t pkey = uint16_t(pkt[2] << 8 | pkt[3]);
+		p.pkey_mismatch = (pkey & 0x7fff) != 0x7fff;
+		if (t->type == QpType::gsi)
+			p.detail = Detail::gsi;
+		else if (t->type != QpType::rc)
+			p.detail = Detail::other;
+		else if (opcode_info(pkt[0]).flags & kOpResp)
+			p.detail = ((psn - t->sq_psn) & kPsnMask) >= (1u << 23)
+				   ? Detail::resp_before : Detail::resp_after;
+		else
+			p.detail = ((psn - t->rq_psn) & kPsnMask) >= (1u << 23)
+				   ? Detail::req_behind : Detail::req_ahead;
+	}
+}
+
+Packet Generator::build(uint64_t index, std::span<uint8_t> buf) const
+{
+	if (buf.size() < max_len_)
+		throw std::invalid_argument("packet buffer smaller than max_len()");
+	uint64_t mix = index;
+	Rng r(cfg_.seed * 0x9e3779b97f4a7c15ull ^ splitmix64(mix));
+	Packet p;
+	p.klass = Klass(index % kClasses);
+	const uint64_t round = index / kClasses;
+	bool valid = r.chance(cfg_.valid_icrc);
+
+	/* A live target, if there is one, for the classes that aim at them. */
+	const Target *live = cfg_.targets.empty() ? nullptr :
+			     &cfg_.targets[r.below(cfg_.targets.size())];
+	/* The RC QPs carry the traffic the classes below aim at. */
+	const Target *live_rc = nullptr;
+	if (!rc_targets_.empty())
+		live_rc = &cfg_.targets[rc_targets_[r.below(rc_targets_.size())]];
+	auto pick_qpn = [&]() -> uint32_t {
+		const uint32_t k = r.below(20);
+		if (k == 0)
+			return 0;
+		if (k == 1)
+			return 1;
+		if (k == 2)
+			return 0xffffff;
+		if (k <= 10)	/* 40 %: a live QP */
+			return live ? live->qpn : r.below(64);
+		if (k == 11)
+			return live ? (live->qpn + 1) & kPsnMask : 2;
+		return r.below(1u << 24);
+	};
+	auto psn_near = [&](const Target *t, bool resp) -> uint32_t {
+		if (!t)
+			return r.below(1u << 24);
+		const uint32_t w = cfg_.psn_window;
+		const uint32_t lo = resp ? t->sq_psn - cfg_.psn_back : t->rq_psn;
+		const uint32_t hi = (resp ? t->sq_psn : t->rq_psn) + cfg_.psn_guard;
+		switch (r.below(5)) {
+		case 0: return (lo - 1 - r.below(w)) & kPsnMask;	/* behind */
+		case 1: return (hi + r.below(w)) & kPsnMask;		/* ahead */
+		case 2: return (lo + (1u << 23) - w / 2 + r.below(w)) & kPsnMask;
+		case 3: return (lo - (1u << 22) + r.below(w)) & kPsnMask;
+		default: return r.below(1u << 24);
+		}
+	};
+	const Target *aim = nullptr;	/* a live RC QP the class aims at */
+
+	Bth b;
+	b.pkey = r.below(16) ? kDefaultPkey : uint16_t(r.below(1 << 16));
+	b.qpn = pick_qpn();
+	b.ackreq = r.below(2);
+	b.se = !r.below(4);
+	uint8_t op = pick(r, all_known());
+	unsigned payload = 0;
+	int extra = 0;			/* bytes added after the ICRC slot */
+	unsigned cut = ~0u;		/* truncate to this many bytes */
+	auto payload_for = [&](uint8_t o) -> unsigned {
+		const OpcodeInfo &i = opcode_info(o);
+		if (i.flags & kOpAtomicWrite)
+			return 8;
+		if (!(i.flags & kOpPayload))
+			return 0;
+		/* Non-last packets carry a full MTU in the spec; keep small ones word sized. */
+		const unsigned n = r.below(4) ? r.below(65) : r.below(cfg_.path_mtu + 1);
+		return (i.flags & kOpLast) ? n : n & ~3u;
+	};
+
+	switch (p.klass) {
+	case Klass::opcode_sweep:
+		op = uint8_t(round);
+		payload = r.below(8) ? (opcode_known(op) ? payload_for(op) : r.below(65))
+				     : r.below(65);
+		b.psn = r.below(1u << 24);
+		if (!r.below(16))
+			b.tver = r.below(16);
+		break;
+	case Klass::truncated:
+		payload = payload_for(op);
+		b.psn = r.below(1u << 24);
+		cut = r.below(headers_length(opcode_info(op).hdrs) + kIcrcBytes);
+		break;
+	case Klass::bad_length: {
+		payload = payload_for(op);
+		b.psn = psn_near(find(b.qpn), opcode_info(op).flags & kOpResp);
+		switch (r.below(5)) {
+		case 0:		/* not a multiple of 4 */
+			extra = r.range(1, 3);
+			break;
+		case 1: {	/* pad count larger than payload + pad */
+			static const auto last = known_opcodes(kOpLast | kOpPayload);
+			op = pick(r, last);
+			payload = 0;
+			b.pad = r.range(1, 3);
+			break;
+		}
+		case 2: {	/* payload on an opcode that carries none */
+			static const auto none = known_opcodes(0, kOpPayload);
+			op = pick(r, none);
+			payload = 4 * r.range(1, 16);
+			break;
+		}
+		case 3: {	/* pad on a first or middle packet */
+			static const auto notlast = known_opcodes(kOpPayload, kOpLast);
+			op = pick(r, notlast);
+			payload = 4 * r.range(1, 16);
+			b.pad = r.range(1, 3);
+			break;
+		}
+		default:	/* ATOMIC WRITE with other than 8 bytes */
+			op = 0x1d;
+			payload = r.below(3) ? 4 * r.below(8) : 8;
+			if (payload == 8)
+				b.pad = r.range(1, 3);
+			break;
+		}
+		break;
+	}
+	case Klass::oversize: {
+		static const auto data = known_opcodes(kOpPayload, kOpAtomicWrite);
+		op = pick(r, data);
+		aim = live_rc;
+		const unsigned room = max_len_ - headers_length(opcode_info(op).hdrs) -
+				      kIcrcBytes;
+		/* Whole words, at least one more than the path MTU allows. */
+		const unsigned hi = room & ~3u;
+		const unsigned lo = std::min((cfg_.path_mtu + 4) & ~3u, hi);
+		payload = lo + 4 * r.below((hi - lo) / 4 + 1);
+		break;
+	}
+	case Klass::psn:
+		op = pick(r, rc_known());
+		aim = live_rc;
+		payload = payload_for(op);
+		break;
+	case Klass::qpn:
+		payload = payload_for(op);
+		b.psn = r.below(1u << 24);
+		break;
+	case Klass::rkey: {
+		static const std::vector<uint8_t> keyed = {
+			0x06, 0x0a, 0x0b, 0x0c, 0x13, 0x14, 0x1c, 0x1d, 0x26, 0x2a, 0x2b,
+		};
+		op = pick(r, keyed);
+		aim = live_rc;
+		payload = payload_for(op);
+		break;
+	}
+	case Klass::aeth: {
+		static const std::vector<uint8_t> resp = {0x0d, 0x0f, 0x10, 0x11, 0x12};
+		op = pick(r, resp);
+		aim = live_rc;
+		payload = payload_for(op);
+		break;
+	}
+	case Klass::bad_icrc:
+		op = pick(r, rc_known());
+		aim = live_rc;
+		payload = payload_for(op);
+		valid = false;
+		break;
+	case Klass::ud_qkey:
+		op = r.below(2) ? 0x64 : 0x65;
+		b.qpn = r.below(2) ? 1 : pick_qpn();
+		payload = r.below(257);
+		b.psn = r.below(1u << 24);
+		break;
+	case Klass::pkey:
+		op = pick(r, rc_known());
+		aim = live_rc;
+		payload = payload_for(op);
+		b.pkey = r.below(4) ? uint16_t(r.below(0x7fff)) : uint16_t(0x7fff);
+		break;
+	case Klass::bth_bits:
+		payload = payload_for(op);
+		b.psn = psn_near(find(b.qpn), opcode_info(op).flags & kOpResp);
+		if (r.below(2))
+			b.tver = r.range(1, 15);
+		b.resv8a = r.below(256);
+		b.resv7 = r.below(128);
+		b.migreq = r.below(2);
+		break;
+	case Klass::count:
+		break;
+	}
+	if (aim) {
+		b.qpn = aim->qpn;
+		const bool resp = opcode_info(op).flags & kOpResp;
+		b.psn = p.klass == Klass::bad_icrc ? (resp ? aim->sq_psn : aim->rq_psn)
+						   : psn_near(aim, resp);
+	} else if (p.klass == Klass::oversize || p.klass == Klass::psn ||
+		   p.klass == Klass::rkey || p.klass == Klass::aeth ||
+		   p.klass == Klass::bad_icrc || p.klass == Klass::pkey) {
+		b.qpn = pick_qpn();	/* no live QP given: still exercise the class */
+		b.psn = r.below(1u << 24);
+	}
+	b.opcode = op;
+	if (p.klass != Klass::bad_length || b.pad == 0)
+		b.pad = (-payload) & 3;
+
+	/* Lay the packet out: BTH, random extension headers, payload, pad, ICRC. */
+	const OpcodeInfo &info = opcode_info(op);
+	const uint16_t hdrs = info.name ? info.hdrs : uint16_t(r.below(256));
+	const unsigned hlen = headers_length(hdrs);
+	unsigned len = hlen + payload + ((-payload) & 3) + kIcrcBytes;
+	if (p.klass == Klass::bad_length && b.pad && payload == 0)
+		len = hlen + kIcrcBytes;	/* pad bytes claimed but absent */
+	len += extra;
+	len = std::min({len, cut, max_len_});
+	std::span<uint8_t> pkt = buf.first(len);
+	r.fill(pkt);
+	if (len >= kBthBytes)
+		write_bth(pkt.data(), b);
+	else if (len > 0) {
+		std::array<uint8_t, kBthBytes> tmp{};
+		write_bth(tmp.data(), b);
+		std::memcpy(pkt.data(), tmp.data(), len);
+	}
+
+	/* Fill the headers the classes aim with. */
+	auto at = [&](Hdr h) -> uint8_t * {
+		const unsigned off = header_offset(hdrs, h);
+		return (hdrs & h) && off + 4 <= len ? pkt.data() + off : nullptr;
+	};
+	if (uint8_t *d = at(kHdrDeth); d && len >= kBthBytes + kDethBytes) {
+		const Target *t = find(b.qpn);
+		uint32_t qkey = t ? (t->type == QpType::gsi ? kGsiQkey : t->qkey)
+				  : uint32_t(r.next());
+		/*
+		 * Garbage MADs reach ib_mad, which logs each one: keep them
+		 * to one GSI packet in 16 so the console keeps up.
+		 */
+		if (t && t->type == QpType::gsi && r.below(16))
+			qkey ^= 1u << r.below(32);
+		if (p.klass == Klass::ud_qkey) {
+			switch (r.below(4)) {
+			case 0: qkey ^= 1u << r.below(32); break;
+			case 1: qkey = 0x80000000u | r.below(1u << 31); break;
+			case 2: qkey = t && t->type == QpType::gsi ? 0 : kGsiQkey; break;
+			default: qkey = ~qkey; break;
+			}
+		}
+		put_be32(d, qkey);
+		put_be32(d + 4, r.below(1u << 24));
+	}
+	if (p.klass == Klass::rkey) {
+		uint8_t *h = at(kHdrReth) ? at(kHdrReth) : at(kHdrAtmeth);
+		const unsigned hl = at(kHdrReth) ? kRethBytes : kAtmethBytes;
+		if (h && h + hl <= pkt.data() + len) {
+			static const std::array<uint64_t, 6> vas = {
+				0, ~0ull, ~0ull - 7, 1ull << 63, 0xffff800000000000ull, 4096,
+			};
+			uint64_t va = r.below(2) ? vas[r.below(vas.size())] : r.next();
+			if (!r.below(4))
+				va |= r.range(1, 7);	/* unaligned for atomics */
+			uint32_t rkey = !cfg_.rkeys.empty() && r.below(2)
+					? pick(r, cfg_.rkeys) : uint32_t(r.next());
+			put_be64(h, va);
+			put_be32(h + 8, rkey);
+			if (hl == kRethBytes) {
+				static const std::array<uint32_t, 5> lens = {
+					0, 1, 0x80000000u, 0xffffffffu, 4096,
+				};
+				put_be32(h + 12, r.below(2) ? lens[r.below(lens.size())]
+							    : uint32_t(r.next()));
+			}
+		}
+	}
+	if (uint8_t *a = at(kHdrAeth)) {
+		/* Every class of syndrome: ACK, RNR NAK, reserved, NAK; resv bit. */
+		uint8_t syn = uint8_t(r.below(4) << 5 | r.below(32));
+		if (!r.below(8))
+			syn |= 0x80;
+		put_be32(a, uint32_t(syn) << 24 | r.below(1u << 24));
+	}
+	/* Pad bytes are zero on the wire. */
+	if (b.pad && len >= kIcrcBytes + b.pad && p.klass != Klass::bad_length)
+		std::memset(pkt.data() + len - kIcrcBytes - b.pad, 0, b.pad);
+
+	finish(pkt, p, valid, r);
+	return p;
+}
+
+} // namespace vrnic::fuzz

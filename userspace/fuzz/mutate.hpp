@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The fuzzer's packet generator: mutation classes, and what the driver's
+ * receive dispatch (kernel/vrnic_recv.c) must do with each packet.
+ *
+ * Packet i depends only on the seed and i (its random stream is seeded from
+ * both), so any single packet of a run can be rebuilt from the command line
+ * that sent it (vrnic-fuzz --show I).
+ *
+ * Safety rule: real traffic runs on the live QPs while the fuzzer sends, and
+ * RoCE has no authentication, so a forged packet that the IBTA requires the
+ * device to accept (valid ICRC and headers, the right QPN, P_Key and the
+ * PSN the QP expects next) would legitimately disturb that traffic.  The
+ * generator therefore never sends, with a valid ICRC to a live QP, a
+ * request PSN in [rq-psn, rq-psn + guard) nor a response PSN in
+ * [sq-psn - back, sq-psn + guard), the PSNs the live QP may expect while
+ * the fuzzer runs (rq-psn and sq-psn as read before it starts).  Behind
+ * and ahead of that zone are duplicates and sequence errors, which the
+ * device must survive without harm.  Packets with a bad ICRC carry any PSN,
+ * the exact expected one included: the ICRC must stop them.
+ */
+#pragma once
+
+#include "wire.hpp"
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+namespace vrnic::fuzz {
+
+/* xoshiro256** seeded by splitmix64: small, fast, the same everywhere. */
+class Rng {
+public:
+	explicit Rng(uint64_t seed);
+	uint64_t next();
+	uint32_t below(uint32_t n);		/* uniform in [0, n), n > 0 */
+	uint32_t range(uint32_t lo, uint32_t hi); /* uniform in [lo, hi] */
+	bool chance(double p);
+	void fill(std::span<uint8_t> out);
+
+private:
+	std::array<uint64_t, 4> s_{};
+};
+
+enum class QpType { rc, uc, ud, gsi };
+
+/* A QP of the device under test that exists (and, for rc/uc, carries traffic). */
+struct Target {
+	uint32_t qpn = 0;
+	QpType type = QpType::rc;
+	uint32_t rq_psn = 0;	/* the next request PSN it expects */
+	uint32_t sq_psn = 0;	/* the next PSN it sends */
+	uint32_t qkey = 0;	/* ud: its Q_Key */
+};
+
+enum class Klass {
+	opcode_sweep,	/* every opcode 0..255, random headers */
+	truncated,	/* a known opcode, shorter than BTH + headers + ICRC */
+	bad_length,	/* not a word multiple, pad/payload/opcode mismatch */
+	oversize,	/* payload above the path MTU, up to the netdev MTU */
+	psn,		/* live QPs, PSNs behind/ahead/across the window */
+	qpn,		/* random, 0, 1 (GSI), 0xffffff, live */
+	rkey,		/* RETH/AtomicETH: random and live rkeys, wild VAs */
+	aeth,		/* unasked responses: every AETH syndrome class */
+	bad_icrc,	/* well-formed packets, the expected PSN, a bad ICRC */
+	ud_qkey,	/* UD sends with wrong Q_Keys, GSI included */
+	pkey,		/* a P_Key other than the default */
+	bth_bits,	/* TVer, resv8a, resv7, MigReq, SE */
+	count
+};
+inline constexpr unsigned kClasses = unsigned(Klass::count);
+std::string_view klass_name(Klass k);
+
+/*
+ * What vrnic_recv() must do with a packet, in its order of checks; every
+ * fate but to_qp is one drop counter.
+ */
+enum class Fate {
+	rx_drop_icrc,		/* bad ICRC, or too short to have one */
+	rx_drop_malformed,	/* opcode, TVer, length, pad; wrong transport */
+	rx_drop_no_qp,
+	rx_drop_pkey,		/* IBA 10.9.3: not the default P_Key */
+	rx_drop_qkey,
+	to_qp,			/* handed to the QP: the engines decide */
+	count
+};
+inline constexpr unsigned kFates = unsigned(Fate::count);
+std::string_view fate_name(Fate f);	/* kebab-case: "rx-drop-icrc" */
+
+/*
+ * Where a to_qp packet lands, for the accounting: the GSI QP, or an RC
+ * QP's responder (a request behind or ahead of the PSN it expects) or
+ * completer (a response for a PSN before or after the live sq-psn), and
+ * whether its P_Key matches the default one (IBTA 10.9.3: the low 15 bits
+ * match and one of the two is a full member), which every live QP has.
+ */
+enum class Detail {
+	gsi,
+	req_behind,
+	req_ahead,
+	resp_before,
+	resp_after,
+	other,		/* UD/UC targets */
+	count
+};
+inline constexpr unsigned kDetails = unsigned(Detail::count);
+std::string_view detail_name(Detail d);	/* "req-behind" */
+
+struct Config {
+	Endpoints ep;
+	std::vector<Target> targets;	/* every QP the device has */
+	std::vector<uint32_t> rkeys;	/* live rkeys to aim at */
+	uint64_t seed = 1;
+	double valid_icrc = 0.8;	/* fraction of packets with a valid ICRC */
+	unsigned mtu = 1500;		/* netdev MTU: IP packet bytes */
+	unsigned path_mtu = 1024;	/* RoCE path MTU of the live QPs */
+	uint32_t psn_guard = 1u << 21;	/* see the safety rule above */
+	uint32_t psn_back = 4096;
+	unsigned psn_window = 256;	/* how far behind/ahead "near" is */
+};
+
+struct Packet {
+	Klass klass = Klass::opcode_sweep;
+	Fate fate = Fate::to_qp;
+	bool valid_icrc = false;
+	unsigned len = 0;		/* UDP payload bytes in the buffer */
+	Detail detail = Detail::other;	/* for fate to_qp */
+	bool pkey_mismatch = false;	/* for fate to_qp */
+};
+
+class Generator {
+public:
+	explicit Generator(Config cfg);
+
+	/* The largest UDP payload the generator emits (buffer size). */
+	unsigned max_len() const { return max_len_; }
+
+	/* Build packet @index into @buf (at least max_len() bytes). */
+	Packet build(uint64_t index, std::span<uint8_t> buf) const;
+
+	/* What vrnic_recv() does with the UDP payload @pkt (ICRC checked). */
+	Fate predict(std::span<const uint8_t> pkt) const;
+
+	const Config &config() const { return cfg_; }
+
+private:
+	const Target *find(uint32_t qpn) const;
+	void finish(std::span<uint8_t> pkt, Packet &p, bool valid, Rng &r) const;
+	bool unsafe(std::span<const uint8_t> pkt) const;
+
+	Config cfg_;
+	unsigned max_len_;
+	std::vector<size_t> rc_targets_;	/* indices of the RC targets */
+};
+
+} // namespace vrnic::fuzz
