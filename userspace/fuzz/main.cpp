@@ -169,7 +169,6 @@ struct Tally {
 	std::array<uint64_t, kFates> fate{};
 	std::array<std::array<uint64_t, kFates>, kClasses> class_fate{};
 	std::array<uint64_t, kDetails> detail{};
-	uint64_t pkey_mismatch = 0;
 	uint64_t total = 0;
 	uint64_t send_errors = 0;
 	uint64_t retries = 0;
@@ -180,10 +179,8 @@ struct Tally {
 		valid[unsigned(p.klass)] += p.valid_icrc;
 		fate[unsigned(p.fate)]++;
 		class_fate[unsigned(p.klass)][unsigned(p.fate)]++;
-		if (p.fate == Fate::to_qp) {
+		if (p.fate == Fate::to_qp)
 			detail[unsigned(p.detail)]++;
-			pkey_mismatch += p.pkey_mismatch;
-		}
 		total++;
 	}
 };
@@ -404,7 +401,6 @@ int main(int argc, char **argv)
 			j["expect"][std::string(fate_name(Fate(f)))] = tally.fate[f];
 		for (unsigned d = 0; d < kDetails; d++)
 			j["to-qp"][std::string(detail_name(Detail(d)))] = tally.detail[d];
-		j["to-qp"]["pkey-mismatch"] = tally.pkey_mismatch;
 
 		if (json) {
 			std::cout << j.dump(1) << "\n";
@@ -428,8 +424,6 @@ int main(int argc, char **argv)
 				std::printf("to-qp  %-17s %9llu\n",
 					    std::string(detail_name(Detail(d))).c_str(),
 					    (unsigned long long)tally.detail[d]);
-			std::printf("to-qp  %-17s %9llu\n", "pkey-mismatch",
-				    (unsigned long long)tally.pkey_mismatch);
 		}
 		return tally.send_errors ? 2 : 0;
 	} catch (const CLI::Error &e) {

@@ -263,8 +263,6 @@ void Generator::finish(std::span<uint8_t> pkt, Packet &p, bool valid, Rng &r) co
 	p.fate = fate_of(t, pkt, valid);
 	if (p.fate == Fate::to_qp) {
 		const uint32_t psn = bth_psn(pkt);
-		const uint16_t pkey = uint16_t(pkt[2] << 8 | pkt[3]);
-		p.pkey_mismatch = (pkey & 0x7fff) != 0x7fff;
 		if (t->type == QpType::gsi)
 			p.detail = Detail::gsi;
 		else if (t->type != QpType::rc)

@@ -93,9 +93,8 @@ std::string_view fate_name(Fate f);	/* kebab-case: "rx-drop-icrc" */
 /*
  * Where a to_qp packet lands, for the accounting: the GSI QP, or an RC
  * QP's responder (a request behind or ahead of the PSN it expects) or
- * completer (a response for a PSN before or after the live sq-psn), and
- * whether its P_Key matches the default one (IBTA 10.9.3: the low 15 bits
- * match and one of the two is a full member), which every live QP has.
+ * completer (a response for a PSN before or after the live sq-psn).  Its
+ * P_Key is the default one: others are dropped first (Fate::rx_drop_pkey).
  */
 enum class Detail {
 	gsi,
@@ -128,7 +127,6 @@ struct Packet {
 	bool valid_icrc = false;
 	unsigned len = 0;		/* UDP payload bytes in the buffer */
 	Detail detail = Detail::other;	/* for fate to_qp */
-	bool pkey_mismatch = false;	/* for fate to_qp */
 };
 
 class Generator {
