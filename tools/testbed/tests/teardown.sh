@@ -66,15 +66,29 @@ start_traffic() {
 	sleep 2		# let the bytes flow
 }
 
-# ends PID: the process ends within $T s (whatever its status).
+# ends PID: the process ends within $T s (whatever its status), or, if it
+# waits on in userspace, dies on SIGKILL within 10 s.
 ends() {
-	local i
+	local i p
 	for ((i = 0; i < T * 10; i++)); do
 		kill -0 "$1" 2>/dev/null || { wait "$1" 2>/dev/null || true; return 0; }
 		sleep 0.1
 	done
-	echo "pid $1 still running after $T s:"; cat "/proc/$1/stack" 2>/dev/null || true
+	# perftest does not read IBV_EVENT_DEVICE_FATAL: after its device went
+	# away it may wait on in userspace.  What the kernel owes it is that
+	# it can be killed: nothing of it is stuck in the driver.
+	echo "pid $1 still running after $T s; its processes:"
+	for p in $1 $(pgrep -P "$1") $(pgrep ib_write_bw); do
+		echo "-- $p $(cat /proc/$p/comm 2>/dev/null) $(cat /proc/$p/wchan 2>/dev/null)"
+		cat "/proc/$p/stack" 2>/dev/null || true
+	done
+	pkill -9 ib_write_bw || true
 	kill -9 "$1" 2>/dev/null || true
+	for ((i = 0; i < 100; i++)); do
+		kill -0 "$1" 2>/dev/null || { wait "$1" 2>/dev/null || true; return 0; }
+		sleep 0.1
+	done
+	echo "pid $1 survives SIGKILL"
 	return 1
 }
 # no_qps: no RC QP of ib_write_bw is left on any device.
