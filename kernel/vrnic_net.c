@@ -35,7 +35,7 @@
  * @sk4, @sk6:	the UDP 4791 sockets while @users > 0
  */
 struct vrnic_net {
-	struct mutex	lock;
+	struct mutex	lock;	/* guards users, sk4, sk6 */
 	unsigned int	users;
 	struct socket	*sk4;
 	struct socket	*sk6;
@@ -322,6 +322,17 @@ static int vrnic_xmit6(struct vrnic_dev *vdev, struct sk_buff *skb,
 	return ip6_local_out(net, vn->sk6->sk, skb) < 0 ? -EIO : 0;
 }
 
+/* IPv4 or IPv6 as the source GID is. */
+static int vrnic_xmit(struct vrnic_dev *vdev, struct sk_buff *skb,
+		      const struct rdma_ah_attr *av, __be16 sport, bool corrupt)
+{
+	const struct ib_global_route *grh = rdma_ah_read_grh(av);
+
+	if (rdma_gid_attr_network_type(grh->sgid_attr) == RDMA_NETWORK_IPV4)
+		return vrnic_xmit4(vdev, skb, av, sport, corrupt);
+	return vrnic_xmit6(vdev, skb, av, sport, corrupt);
+}
+
 /**
  * vrnic_net_xmit - send one packet whose BTH starts at skb->data
  * @vdev:	the device
@@ -340,7 +351,7 @@ int vrnic_net_xmit(struct vrnic_dev *vdev, struct sk_buff *skb,
 {
 	const struct ib_global_route *grh = rdma_ah_read_grh(av);
 	struct sk_buff *dup = NULL;
-	bool corrupt = false, v4;
+	bool corrupt = false;
 	__be16 sport;
 	int err;
 
@@ -365,17 +376,9 @@ int vrnic_net_xmit(struct vrnic_dev *vdev, struct sk_buff *skb,
 			break;
 		}
 	}
-	v4 = rdma_gid_attr_network_type(grh->sgid_attr) == RDMA_NETWORK_IPV4;
-	if (dup) {
-		if (v4)
-			vrnic_xmit4(vdev, dup, av, sport, false);
-		else
-			vrnic_xmit6(vdev, dup, av, sport, false);
-	}
-	if (v4)
-		err = vrnic_xmit4(vdev, skb, av, sport, corrupt);
-	else
-		err = vrnic_xmit6(vdev, skb, av, sport, corrupt);
+	if (dup)
+		vrnic_xmit(vdev, dup, av, sport, false);
+	err = vrnic_xmit(vdev, skb, av, sport, corrupt);
 	if (err == -ENETUNREACH || err == -EHOSTUNREACH || err == -EINVAL)
 		vrnic_warn_ratelimited(vdev, "no route for a packet: %d\n", err);
 	return err;

@@ -99,6 +99,35 @@ tb_gid_index() {
 	return 1
 }
 
+# tb_netns_pair [MTU]: two network namespaces joined by a veth pair, each
+# end with a vrnic device: vrnic0 on veth0 in ns0 (10.97.0.1/24) and
+# vrnic1 on veth1 in ns1 (10.97.0.2/24), the veths' MTU set if given.
+# Loads vrnic from $VRNIC_KMOD; waits up to 5 s for each device's IPv4
+# RoCE v2 GID.
+tb_netns_pair() {
+	local mtu=${1:-} n i
+	tb_modprobe ib_core ib_uverbs rdma_ucm veth udp_tunnel ip6_udp_tunnel
+	insmod "$VRNIC_KMOD/rdma_vrnic.ko"
+	ip netns add ns0
+	ip netns add ns1
+	ip link add veth0 netns ns0 type veth peer name veth1 netns ns1
+	for n in 0 1; do
+		ip -n ns$n link set lo up
+		if [ -n "$mtu" ]; then
+			ip -n ns$n link set veth$n mtu "$mtu"
+		fi
+		ip -n ns$n addr add 10.97.0.$((n + 1))/24 dev veth$n
+		ip -n ns$n link set veth$n up
+		ip netns exec ns$n rdma link add vrnic$n type vrnic netdev veth$n
+	done
+	for n in 0 1; do
+		for ((i = 0; i < 50; i++)); do
+			tb_gid_index vrnic$n >/dev/null && break
+			sleep 0.1
+		done
+	done
+}
+
 # tb_wait_port PORT [TIMEOUT]: wait until a local TCP listener is on PORT.
 tb_wait_port() {
 	local i
@@ -141,3 +170,9 @@ tb_client_server() {
 		fi
 	fi
 }
+
+# tb_sunreclaim: unreclaimable slab in kB (kmalloc and friends; caches
+# shrink on their own).  tb_objects: the RDMA objects rdma res counts, one
+# line, to compare before and after.
+tb_sunreclaim() { awk '/^SUnreclaim:/ { print $2 }' /proc/meminfo; }
+tb_objects() { rdma res show 2>/dev/null | awk '{ s = s $0 } END { print s }'; }

@@ -13,6 +13,7 @@
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
+#include <vrnic/fd.hpp>
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -30,6 +31,7 @@
 #include <vector>
 
 using namespace vrnic::fuzz;
+using vrnic::Fd;
 using Clock = std::chrono::steady_clock;
 
 namespace {
@@ -38,18 +40,6 @@ namespace {
 {
 	throw std::runtime_error(what + ": " + std::strerror(errno));
 }
-
-class Fd {
-public:
-	explicit Fd(int fd) : fd_(fd) {}
-	~Fd() { if (fd_ >= 0) ::close(fd_); }
-	Fd(const Fd &) = delete;
-	Fd &operator=(const Fd &) = delete;
-	int get() const { return fd_; }
-
-private:
-	int fd_;
-};
 
 struct Addr {
 	sockaddr_storage ss{};

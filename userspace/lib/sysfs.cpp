@@ -3,6 +3,7 @@
  * libvrnic: sysfs attributes under a configurable root.
  */
 #include "vrnic/sysfs.hpp"
+#include "vrnic/fd.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -13,23 +14,6 @@
 namespace fs = std::filesystem;
 
 namespace vrnic {
-
-namespace {
-
-/* An fd that closes itself. */
-class Fd {
-public:
-	explicit Fd(int fd) : fd_(fd) {}
-	~Fd() { if (fd_ >= 0) ::close(fd_); }
-	Fd(const Fd &) = delete;
-	Fd &operator=(const Fd &) = delete;
-	int get() const { return fd_; }
-
-private:
-	int fd_;
-};
-
-} // namespace
 
 Sysfs::Sysfs(fs::path root) : root_(std::move(root)) {}
 

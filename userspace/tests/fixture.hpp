@@ -108,6 +108,19 @@ std::vector<ibv_wc> poll_n(const verbs::Cq &cq, size_t n,
 ::testing::AssertionResult wc_status(const ibv_wc &wc, ibv_wc_status status,
 				     uint64_t wr_id);
 
+/* A signaled send WR of @op with the one SGE @s (none if null). */
+inline ibv_send_wr wr_of(ibv_wr_opcode op, ibv_sge *s, uint64_t wr_id)
+{
+	ibv_send_wr wr{};
+
+	wr.wr_id = wr_id;
+	wr.sg_list = s;
+	wr.num_sge = s ? 1 : 0;
+	wr.opcode = op;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	return wr;
+}
+
 /* Query the QP until it reports want or timeout; returns the last state. */
 ibv_qp_state wait_qp_state(const verbs::Qp &qp, ibv_qp_state want,
 			   milliseconds timeout);

@@ -22,18 +22,6 @@ uint32_t corrupt_key(uint32_t key)
 
 class ErrorTest : public VerbsTest {
 protected:
-	static ibv_send_wr wr_of(ibv_wr_opcode op, ibv_sge *s, uint64_t wr_id)
-	{
-		ibv_send_wr wr{};
-
-		wr.wr_id = wr_id;
-		wr.sg_list = s;
-		wr.num_sge = s ? 1 : 0;
-		wr.opcode = op;
-		wr.send_flags = IBV_SEND_SIGNALED;
-		return wr;
-	}
-
 	void expect_qp_error(const verbs::Qp &qp, const char *who)
 	{
 		/* The state change may trail the error CQE by a little. */

@@ -168,18 +168,6 @@ protected:
 		EXPECT_GT(rules, 0);
 	}
 
-	static ibv_send_wr wr_of(ibv_wr_opcode op, ibv_sge *s, uint64_t wr_id)
-	{
-		ibv_send_wr wr{};
-
-		wr.wr_id = wr_id;
-		wr.sg_list = s;
-		wr.num_sge = 1;
-		wr.opcode = op;
-		wr.send_flags = IBV_SEND_SIGNALED;
-		return wr;
-	}
-
 	/* A SEND of @size bytes from a to b, verified, delivered once. */
 	void send_once(size_t size, uint32_t seed)
 	{

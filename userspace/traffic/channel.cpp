@@ -26,22 +26,6 @@ static std::runtime_error sys_error(const std::string &what)
 	return std::runtime_error(what + ": " + std::strerror(errno));
 }
 
-Fd &Fd::operator=(Fd &&o) noexcept
-{
-	if (this != &o) {
-		if (fd_ >= 0)
-			::close(fd_);
-		fd_ = o.release();
-	}
-	return *this;
-}
-
-Fd::~Fd()
-{
-	if (fd_ >= 0)
-		::close(fd_);
-}
-
 static void set_nodelay(int fd)
 {
 	int one = 1;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <vrnic/fd.hpp>
 
 #include <cstdint>
 #include <optional>
@@ -13,22 +14,7 @@
 
 namespace vrnic::traffic {
 
-class Fd {
-public:
-	Fd() = default;
-	explicit Fd(int fd) : fd_(fd) {}
-	Fd(Fd &&o) noexcept : fd_(o.release()) {}
-	Fd &operator=(Fd &&o) noexcept;
-	Fd(const Fd &) = delete;
-	Fd &operator=(const Fd &) = delete;
-	~Fd();
-
-	int get() const { return fd_; }
-	int release() { int fd = fd_; fd_ = -1; return fd; }
-
-private:
-	int fd_ = -1;
-};
+using vrnic::Fd;
 
 class Channel {
 public:

@@ -23,7 +23,6 @@
 # live QP to accept (see userspace/fuzz/mutate.hpp): whatever breaks the
 # real traffic is the driver's doing.
 . tools/testbed/guest-lib.sh
-: "${VRNIC_KMOD:=$VRNIC_REPO/kernel}"
 bin=${VRNIC_BUILD:-build}/userspace/fuzz/vrnic-fuzz
 [ -x "$bin" ] || { echo "$bin is not built (make userspace)"; exit 1; }
 bin=$(realpath "$bin")
@@ -45,25 +44,7 @@ classes=
 for c in ${FUZZ_CLASSES:-}; do classes="$classes --class $c"; done
 out=$VRNIC_OUT
 
-tb_modprobe ib_core ib_uverbs rdma_ucm veth udp_tunnel ip6_udp_tunnel
-insmod "$VRNIC_KMOD/rdma_vrnic.ko"
-
-ip netns add ns0
-ip netns add ns1
-ip link add veth0 netns ns0 type veth peer name veth1 netns ns1
-for n in 0 1; do
-	ip -n ns$n link set lo up
-	ip -n ns$n link set veth$n mtu $MTU
-	ip -n ns$n addr add 10.97.0.$((n + 1))/24 dev veth$n
-	ip -n ns$n link set veth$n up
-	ip netns exec ns$n rdma link add vrnic$n type vrnic netdev veth$n
-done
-for n in 0 1; do
-	for ((i = 0; i < 50; i++)); do
-		tb_gid_index vrnic$n >/dev/null && break
-		sleep 0.1
-	done
-done
+tb_netns_pair "$MTU"
 # vrnic's tracepoints name the QP that fails and the NAK it sent, whose
 # PSN is the forged packet's: `vrnic-fuzz --list` finds that packet.
 tr=/sys/kernel/tracing

@@ -5,22 +5,12 @@
 # addresses; a device follows its netdev into another namespace;
 # deleting a namespace removes the device on it.
 . tools/testbed/guest-lib.sh
-: "${VRNIC_KMOD:=$VRNIC_REPO/kernel}"
 T=${NETNS_TIMEOUT:-120}
 [ "$VRNIC_KERNEL" = debug ] && T=600
 
-tb_modprobe ib_core ib_uverbs rdma_ucm veth udp_tunnel ip6_udp_tunnel
-insmod "$VRNIC_KMOD/rdma_vrnic.ko"
-
-ip netns add ns0
-ip netns add ns1
-ip link add veth0 netns ns0 type veth peer name veth1 netns ns1
+tb_netns_pair
 for n in 0 1; do
-	ip -n ns$n link set lo up
-	ip -n ns$n addr add 10.97.0.$((n + 1))/24 dev veth$n
 	ip -n ns$n addr add fd97::$((n + 1))/64 dev veth$n nodad
-	ip -n ns$n link set veth$n up
-	ip netns exec ns$n rdma link add vrnic$n type vrnic netdev veth$n
 done
 rdma link show
 
