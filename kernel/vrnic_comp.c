@@ -25,6 +25,9 @@ static const u32 vrnic_rnr_usec[32] = {
 	40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520,
 };
 
+/* Timeouts in a row, without progress, waited out while responses arrive. */
+#define VRNIC_TIMER_DEFERRALS	16
+
 /* (Re)start the retransmit timer: 4.096 us * 2^timeout (IBA 9.7.6.1.3). */
 void vrnic_comp_arm(struct vrnic_qp *qp)
 {
@@ -373,6 +376,7 @@ void vrnic_comp_rx(struct vrnic_qp *qp, struct sk_buff *skb)
 	     syndrome > VRNIC_AETH_NAK_REM_OP_ERR))
 		goto drop;
 
+	qp->comp.heard = true;
 	if ((syndrome & VRNIC_AETH_TYPE_MASK) != VRNIC_AETH_ACK) {
 		vrnic_comp_nak(qp, syndrome, pkt->psn);
 	} else if (pkt->flags & (VRNIC_OPF_READ_RESP | VRNIC_OPF_ATOMIC_ACK)) {
@@ -397,6 +401,8 @@ void vrnic_comp_rx(struct vrnic_qp *qp, struct sk_buff *skb)
 		   qp->comp.una != una_before;
 	if (progress) {
 		qp->comp.retry = qp->attr.retry_cnt;
+		qp->comp.deferred = 0;
+		qp->comp.heard = false;
 		if ((syndrome & VRNIC_AETH_TYPE_MASK) != VRNIC_AETH_RNR_NAK)
 			qp->comp.rnr_retry = qp->attr.rnr_retry;
 		if (vrnic_queue_consumer(&qp->sq.queue) != vrnic_comp_end(qp))
@@ -423,6 +429,23 @@ void vrnic_comp_timeout(struct vrnic_qp *qp)
 	w = vrnic_comp_head(qp);
 	if (!w)
 		return;
+	/*
+	 * Responses kept coming in this period, just not the one we wait
+	 * for: they are queued ahead of it (the rest of a window of READs
+	 * answered before the loss we already asked about), not lost.  A
+	 * resend now only queues a second copy of all of them behind the
+	 * first, and on a slow host that collapses into retries without end.
+	 * Wait another period instead, a bounded number of times, so that a
+	 * peer that answers but never with what we wait for still runs out
+	 * the retry budget.
+	 */
+	if (qp->comp.heard && qp->comp.deferred < VRNIC_TIMER_DEFERRALS) {
+		qp->comp.heard = false;
+		qp->comp.deferred++;
+		vrnic_comp_arm(qp);
+		return;
+	}
+	qp->comp.heard = false;
 	if (qp->comp.retry == 0) {
 		vrnic_count(to_vdev(qp->ibqp.device), VRNIC_CNT_RETRY_EXCEEDED);
 		vrnic_comp_fail(qp, w, IB_WC_RETRY_EXC_ERR);

@@ -674,6 +674,8 @@ static void vrnic_qp_enter(struct vrnic_qp *qp, enum ib_qp_state new)
 			qp->comp.una = qp->attr.sq_psn;
 			qp->comp.retry = qp->attr.retry_cnt;
 			qp->comp.rnr_retry = qp->attr.rnr_retry;
+			qp->comp.heard = false;
+			qp->comp.deferred = 0;
 		}
 		break;
 	default:

@@ -162,6 +162,8 @@ struct vrnic_qp {
 		unsigned long	rnr_until;
 		u32		una;	/* oldest PSN not acknowledged */
 		bool		rewound;	/* asked again for a response */
+		bool		heard;	/* a response since the timer armed */
+		u32		deferred;	/* timeouts waited out since progress */
 	} comp;
 	struct {
 		u32		epsn;	/* expected PSN */
