@@ -6,6 +6,9 @@
 #   make check    install what is needed, build, run every test (host and
 #                 guests); ends with "N passed, N failed"
 #   make demo     the driver demo between two guests (arrives with the driver)
+#   make install  install what make built (module, vrnicctl, bpftrace scripts,
+#                 docs); PREFIX=/usr/local, DESTDIR= stages; make uninstall
+#   make dkms-source  stage the module source for DKMS in /usr/src/vrnic-VERSION
 #
 # KDIR defaults to the headers of the kernel Debian 12's linux-image-amd64
 # depends on; the host's running kernel is never the target.
@@ -39,4 +42,75 @@ clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR)/kernel clean
 	rm -rf $(BUILD)/userspace
 
-.PHONY: all deps module userspace check demo clean
+# --- install ----------------------------------------------------------------
+# make install installs what make built and builds nothing:
+#   the module   kbuild's modules_install into
+#                $(DESTDIR)/lib/modules/<release>/$(INSTALL_MOD_DIR), then
+#                depmod (not when DESTDIR stages the install)
+#   vrnicctl     $(PREFIX)/bin (cmake --install: the tools with an install
+#                rule; vrnic-traffic and vrnic-fuzz are test tools and stay
+#                in build/userspace)
+#   bpftrace     $(PREFIX)/share/vrnic/bpftrace/*.bt
+#   docs         $(PREFIX)/share/doc/vrnic/ (Documentation/*.rst, README.md)
+PREFIX ?= /usr/local
+DESTDIR ?=
+INSTALL_MOD_DIR ?= updates
+VRNIC_VERSION := $(shell cat $(CURDIR)/VERSION 2>/dev/null)
+destdir = $(if $(DESTDIR),$(abspath $(DESTDIR)))
+datadir = $(PREFIX)/share/vrnic
+docdir = $(PREFIX)/share/doc/vrnic
+# The release KDIR builds for, from UTS_RELEASE: Debian's headers have
+# 6.1.0-N-amd64 there but 6.1.x in include/config/kernel.release, which
+# modules_install would otherwise use.
+krelease = $(shell sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
+# kbuild signs on install (CONFIG_MODULE_SIG_ALL) with the tree's own key;
+# distribution headers ship none, so do not try there.
+nosign = $(if $(wildcard $(KDIR)/certs/signing_key.x509),,CONFIG_MODULE_SIG_ALL=)
+
+install: install-module install-tools install-data
+
+# (No shell line here may both run $(MAKE) and install: make -n runs those.)
+install-module:
+	@test -n "$(krelease)" || { echo "no kernel release in KDIR=$(KDIR)"; exit 1; }
+	@test -f kernel/rdma_vrnic.ko || { echo "kernel/rdma_vrnic.ko is not built: run make first"; exit 1; }
+	@vm=$$(modinfo -F vermagic kernel/rdma_vrnic.ko | cut -d' ' -f1); test "$$vm" = "$(krelease)" || \
+		{ echo "kernel/rdma_vrnic.ko is built for $$vm, not $(krelease) (KDIR=$(KDIR))"; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/kernel CONFIG_RDMA_VRNIC=m KERNELRELEASE=$(krelease) \
+		INSTALL_MOD_PATH=$(destdir) INSTALL_MOD_DIR=$(INSTALL_MOD_DIR) \
+		DEPMOD=true $(nosign) modules_install
+	$(if $(destdir),,depmod -a $(krelease))
+
+install-tools:
+	@test -x $(BUILD)/userspace/vrnicctl/vrnicctl || { echo "vrnicctl is not built: run make first"; exit 1; }
+	@grep -q vrnicctl $(BUILD)/userspace/vrnicctl/cmake_install.cmake || \
+		{ echo "$(BUILD)/userspace predates vrnicctl's install rule: run make userspace"; exit 1; }
+	DESTDIR=$(destdir) cmake --install $(BUILD)/userspace --prefix $(PREFIX)
+
+install-data:
+	install -d $(destdir)$(datadir)/bpftrace $(destdir)$(docdir)
+	install -m 0755 tools/bpftrace/*.bt $(destdir)$(datadir)/bpftrace/
+	install -m 0644 Documentation/*.rst README.md $(destdir)$(docdir)/
+
+uninstall:
+	@test -n "$(krelease)" || { echo "no kernel release in KDIR=$(KDIR)"; exit 1; }
+	rm -f $(destdir)/lib/modules/$(krelease)/$(INSTALL_MOD_DIR)/rdma_vrnic.ko*
+	$(if $(destdir),,depmod -a $(krelease))
+	rm -f $(destdir)$(PREFIX)/bin/vrnicctl
+	rm -rf $(destdir)$(datadir) $(destdir)$(docdir)
+
+# DKMS wants the source in /usr/src/<name>-<version>: dkms.conf, VERSION and
+# kernel/ without build products.  Then: dkms install vrnic/$(VRNIC_VERSION).
+dkms_src = $(destdir)/usr/src/vrnic-$(VRNIC_VERSION)
+dkms-source:
+	@test -n "$(VRNIC_VERSION)" || { echo "no VERSION file"; exit 1; }
+	rm -rf $(dkms_src)
+	install -d $(dkms_src)/kernel
+	install -m 0644 dkms.conf VERSION $(dkms_src)/
+	tar -C kernel --exclude='*.o' --exclude='*.ko' --exclude='*.mod' \
+		--exclude='*.mod.c' --exclude='*.cmd' --exclude='.*.cmd' --exclude='*.a' \
+		--exclude='*.dwo' --exclude=Module.symvers --exclude=modules.order \
+		--exclude=.tmp_versions -cf - . | tar -C $(dkms_src)/kernel --no-same-owner -xf -
+	@echo "staged $(dkms_src); next: dkms install vrnic/$(VRNIC_VERSION)"
+
+.PHONY: all deps module userspace check demo clean install install-module \
+	install-tools install-data uninstall dkms-source
