@@ -2,6 +2,10 @@
 /*
  * libvrnic: the hardware model's knob table and its validation.
  *
+ * The kernel shows each knob as one file, model/<block>.<knob>, in the
+ * device's sysfs directory (the RDMA core's per-device attribute group, which
+ * is one directory deep).
+ *
  * The defaults are the modeled NIC's out of the box (a PCIe Gen3 x16
  * ConnectX-class card); the kernel's module parameters own the real ones,
  * and "vrnicctl model show" prints what the kernel reports.
@@ -10,6 +14,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <set>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -74,8 +79,10 @@ const std::vector<Knob> &table()
 		    "Max Read Request Size: largest DMA read request"),
 		set("pcie.ecrc", "", {0, 1}, "0",
 		    "end-to-end CRC: 4 more bytes on every TLP"),
-		range("dma.read_latency_ns", "ns", 0, 100000, "500",
+		range("dma.read_latency_ns", "ns", 0, 100000, "550",
 		      "round trip of a DMA read across PCIe and host memory"),
+		range("dma.read_ps_per_byte", "ps/byte", 0, 100000, "300",
+		      "DMA read time per byte beyond the fixed latency (pcie-bench: ~0.3 ns/B)"),
 		keyword("qpc.mode", {"onchip", "host"}, "onchip",
 			"QP contexts on chip, or in host memory behind a cache"),
 		range("qpc.entries", "entries", 1, 65536, "1024",
@@ -177,6 +184,30 @@ std::string knob_value_text(std::string_view raw)
 	return std::string(raw);
 }
 
+std::vector<std::string> knob_choices(std::string_view raw)
+{
+	std::vector<std::string> words;
+	if (raw.find('[') == std::string_view::npos)
+		return words;
+	size_t i = 0;
+	while (i < raw.size()) {
+		i = raw.find_first_not_of(" \t\n[]", i);
+		if (i == std::string_view::npos)
+			break;
+		auto e = raw.find_first_of(" \t\n[]", i);
+		if (e == std::string_view::npos)
+			e = raw.size();
+		words.emplace_back(raw.substr(i, e - i));
+		i = e;
+	}
+	return words;
+}
+
+std::string_view knob_block(std::string_view name)
+{
+	return name.substr(0, name.find('.'));
+}
+
 bool has_model(const Sysfs &fs, std::string_view dev)
 {
 	return fs.exists(fs.dev_path(dev) / "model");
@@ -184,29 +215,27 @@ bool has_model(const Sysfs &fs, std::string_view dev)
 
 std::filesystem::path knob_path(const Sysfs &fs, std::string_view dev, std::string_view name)
 {
-	auto dot = name.find('.');
-	return fs.dev_path(dev) / "model" / std::string(name.substr(0, dot)) /
-	       std::string(name.substr(dot + 1));
+	return fs.dev_path(dev) / "model" / std::string(name);
 }
 
 std::vector<KnobValue> read_knobs(const Sysfs &fs, std::string_view dev, std::string_view block)
 {
 	auto model = fs.dev_path(dev) / "model";
-	auto blocks = fs.list(model);
-	if (!block.empty() && std::find(blocks.begin(), blocks.end(), block) == blocks.end())
+	auto files = fs.list(model);
+	std::set<std::string_view> blocks;
+	for (const auto &f : files)
+		blocks.insert(knob_block(f));
+	if (!block.empty() && !blocks.count(block))
 		throw Error(fmt::format("{} has no model block {}", dev, block),
 			    fmt::format("its blocks: {}", fmt::join(blocks, " ")));
 
 	std::vector<KnobValue> known, unknown;
-	for (const auto &b : blocks) {
-		if (!block.empty() && b != block)
+	for (const auto &f : files) {
+		if (!block.empty() && knob_block(f) != block)
 			continue;
-		for (const auto &f : fs.list(model / b)) {
-			auto raw = fs.read(model / b / f);
-			KnobValue kv{b + "." + f, raw ? knob_value_text(*raw) : "?",
-				     find_knob(b + "." + f)};
-			(kv.knob ? known : unknown).push_back(std::move(kv));
-		}
+		auto raw = fs.read(model / f);
+		KnobValue kv{f, raw ? knob_value_text(*raw) : "?", find_knob(f)};
+		(kv.knob ? known : unknown).push_back(std::move(kv));
 	}
 	auto pos = [](const Knob *k) { return k - knob_table().data(); };
 	std::sort(known.begin(), known.end(),

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <chrono>
+#include <filesystem>
 #include <functional>
 #include <ostream>
 #include <span>
@@ -34,6 +35,16 @@ struct Context {
 	std::function<vrnic::Clock::time_point()> now = vrnic::Clock::now;
 	/* Wait @d; false when the user asked to stop (q, SIGINT). */
 	std::function<bool(std::chrono::milliseconds)> wait;
+	/*
+	 * Write a knob file: 0 or an errno.  Unset: fs.write.  (Tests answer
+	 * as the kernel would refuse: EINVAL, EBUSY, EOPNOTSUPP.)
+	 */
+	std::function<int(const std::filesystem::path &, std::string_view)> write_attr;
+
+	int write(const std::filesystem::path &p, std::string_view v) const
+	{
+		return write_attr ? write_attr(p, v) : fs.write(p, v);
+	}
 };
 
 struct Options {

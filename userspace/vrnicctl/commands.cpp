@@ -6,6 +6,8 @@
  */
 #include "commands.hpp"
 
+#include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -145,7 +147,81 @@ std::string errno_name(int e)
 	case EBUSY: return "EBUSY";
 	case EACCES: return "EACCES";
 	case EPERM: return "EPERM";
-	default: return std::strerror(e);
+	case EOPNOTSUPP: return "EOPNOTSUPP";
+	case ENOENT: return "ENOENT";
+	case ENODEV: return "ENODEV";
+	case ERANGE: return "ERANGE";
+	case EIO: return "EIO";
+	default: return fmt::format("errno {}", e);
+	}
+}
+
+/* "Invalid argument (EINVAL)". */
+std::string errno_text(int e)
+{
+	return fmt::format("{} ({})", std::strerror(e), errno_name(e));
+}
+
+/* Knob names are "<block>.<knob>" file names in model/, nothing else. */
+bool knob_name_ok(std::string_view k)
+{
+	return k.find('.') != std::string_view::npos && k.front() != '.' && k.back() != '.' &&
+	       k.find('/') == std::string_view::npos;
+}
+
+/*
+ * The error for the kernel refusing @v for knob @k of @dev with errno @e;
+ * @choices: what the knob file lists after the refusal (may be empty);
+ * @already: the knobs written before this one.
+ */
+Error write_error(const std::string &dev, const std::string &k, const std::string &v, int e,
+		  const std::vector<std::string> &choices, const std::vector<std::string> &already)
+{
+	const auto *knob = vrnic::find_knob(k);
+	std::string done = already.empty()
+				   ? ""
+				   : fmt::format("; already set: {}", fmt::join(already, ", "));
+	std::string refused =
+		fmt::format("the kernel refused {} {} for {}: {}", k, v, dev, errno_text(e));
+	bool keyword = !choices.empty() || (knob && knob->kind == vrnic::KnobKind::keyword);
+	std::string offers = choices.empty()
+				     ? fmt::format("vrnicctl model show {} {}", dev, vrnic::knob_block(k))
+				     : fmt::format("it offers {}", fmt::join(choices, " "));
+	switch (e) {
+	case EACCES:
+	case EPERM:
+		return Error(fmt::format("cannot write {} of {}: {}{}", k, dev, errno_text(e), done),
+			     "needs root: run vrnicctl as root (or with sudo)");
+	case EBUSY:
+		return Error(fmt::format("{}: {} cannot change while {} has live resources{}", refused,
+					 k, dev, done),
+			     fmt::format("destroy the device's QPs/MRs first (stop the applications "
+					 "using it; see vrnicctl qp show {}), then set {} again",
+					 dev, k));
+	case EOPNOTSUPP:
+		return Error(fmt::format("{}{}", refused, done),
+			     fmt::format("the loaded rdma_vrnic does not implement {} {} yet ({}); "
+					 "choose another value, or load a newer rdma_vrnic",
+					 k, v, offers));
+	case EINVAL:
+		if (keyword)
+			return Error(fmt::format("{}{}", refused, done),
+				     fmt::format("the loaded rdma_vrnic does not accept {} {} ({}); "
+						 "see dmesg for why (dmesg | tail)",
+						 k, v, offers));
+		return Error(fmt::format("{}{}", refused, done),
+			     knob ? fmt::format("see dmesg for the accepted range (dmesg | tail); "
+						"vrnicctl's table has {} {}{}",
+						k, vrnic::knob_range(*knob),
+						knob->unit.empty()
+							? ""
+							: fmt::format(" ({})", knob->unit))
+				  : std::string("see dmesg for the accepted values (dmesg | tail)"));
+	default:
+		return Error(fmt::format("writing {} {} for {} failed: {}{}", k, v, dev,
+					 errno_text(e), done),
+			     fmt::format("see dmesg (dmesg | tail); the knobs: vrnicctl model show {}",
+					 dev));
 	}
 }
 
@@ -369,16 +445,28 @@ void model_set(Context &ctx, const Options &o, Args &a)
 			if (auto msg = vrnic::knob_check(*knob, v))
 				throw Error(*msg, fmt::format("{}: {}", knob->name, knob->meaning));
 
-	auto devs = vrnic::select_devices(ctx.fs, dev);
+	vrnic::select_devices(ctx.fs, dev);
 	if (!vrnic::has_model(ctx.fs, dev))
 		throw Error(fmt::format("{} has no hardware model knobs: the loaded rdma_vrnic "
 					"predates the hardware model",
 					dev),
 			    "load a module built with the hardware model (kernel/hw/)");
+	/*
+	 * Every knob must be a file of the device's model/, and a value for a
+	 * knob that lists its choices one of them, before anything is written.
+	 */
 	for (auto &[k, v] : pairs) {
-		bool has_dot = k.find('.') != std::string::npos && k.front() != '.' && k.back() != '.';
-		if (has_dot && ctx.fs.exists(vrnic::knob_path(ctx.fs, dev, k)))
+		auto path = vrnic::knob_path(ctx.fs, dev, k);
+		if (knob_name_ok(k) && ctx.fs.exists(path)) {
+			auto choices = vrnic::knob_choices(ctx.fs.read(path).value_or(""));
+			if (!choices.empty() &&
+			    std::find(choices.begin(), choices.end(), v) == choices.end())
+				throw Error(fmt::format("the loaded rdma_vrnic does not offer {} {} on {}",
+							k, v, dev),
+					    fmt::format("its choices for {}: {}", k,
+							fmt::join(choices, " ")));
 			continue;
+		}
 		if (vrnic::find_knob(k))
 			throw Error(fmt::format("the loaded rdma_vrnic has no knob {}", k),
 				    fmt::format("its knobs: vrnicctl model show {}", dev));
@@ -394,34 +482,10 @@ void model_set(Context &ctx, const Options &o, Args &a)
 	for (auto &[k, v] : pairs) {
 		auto path = vrnic::knob_path(ctx.fs, dev, k);
 		auto old = ctx.fs.read(path);
-		int e = ctx.fs.write(path, v);
-		std::string already =
-			done.empty() ? "" : fmt::format(" (already set: {})", fmt::join(done, " "));
-		const auto *knob = vrnic::find_knob(k);
-		switch (e) {
-		case 0:
-			break;
-		case EACCES:
-		case EPERM:
-			throw Error(fmt::format("cannot write {} of {}: permission denied{}", k, dev,
-						already),
-				    "needs root: run vrnicctl as root (or with sudo)");
-		case EINVAL:
-			throw Error(fmt::format("the kernel refused {} {} for {} (EINVAL: out of range){}",
-						k, v, dev, already),
-				    knob ? fmt::format("{} takes {}", k, vrnic::knob_range(*knob))
-					 : fmt::format("see: vrnicctl model show {}", dev));
-		case EBUSY:
-			throw Error(fmt::format("{} cannot change {} while it has live resources "
-						"(EBUSY){}",
-						dev, k, already),
-				    "destroy the device's QPs/MRs first (stop the applications "
-				    "using it; see vrnicctl qp show)");
-		default:
-			throw Error(fmt::format("writing {} {} for {} failed: {}{}", k, v, dev,
-						errno_name(e), already));
-		}
-		done.push_back(k);
+		if (int e = ctx.write(path, v))
+			throw write_error(dev, k, v, e,
+					  vrnic::knob_choices(ctx.fs.read(path).value_or("")), done);
+		done.push_back(fmt::format("{} {}", k, v));
 		auto now = ctx.fs.read(path);
 		Json r = {{"dev", dev}, {"knob", k}};
 		r["old"] = old ? vrnic::knob_value_text(*old) : "?";

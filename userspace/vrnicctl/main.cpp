@@ -86,7 +86,7 @@ int main(int argc, char **argv)
 	std::optional<RawStdin> raw;
 	auto fs = vrnic::Sysfs::from_env();
 	auto sys = vrnic::live_system(fs);
-	vrnicctl::Context ctx{fs, *sys, std::cout, std::cerr, vrnic::Clock::now, {}};
+	vrnicctl::Context ctx{fs, *sys, std::cout, std::cerr, vrnic::Clock::now, {}, {}};
 	ctx.wait = [&raw](std::chrono::milliseconds d) {
 		if (!raw && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO))
 			raw.emplace();

@@ -3,7 +3,9 @@
 # -j) against sysfs, rdma and ibv_devinfo; stats show -j against the
 # hw_counters files; counters and rates under ibv_rc_pingpong (the device
 # talking to its own GID); qp show listing the pingpong's RC QP; stats
-# watch; model show/set; the error paths and their exit statuses.
+# watch; model show/set (flat model/<block>.<knob> files) and the kernel
+# refusing an out-of-range knob written straight into sysfs; the error
+# paths and their exit statuses.
 . tools/testbed/guest-lib.sh
 k=$VRNIC_KERNEL
 vc=$VRNIC_REPO/${VRNIC_BUILD:-build}/userspace/vrnicctl/vrnicctl
@@ -214,15 +216,61 @@ tb_check "vrnicctl/$k/model-set-bad-keyword" expect_error mode \
 	"qpc.mode must be one of onchip host; got dram" "$vc" model set "$dev" qpc.mode dram
 tb_check "vrnicctl/$k/model-set-wrote-nothing" bash -c "[ \"\$1\" = \"\$(grep -r . '$sysd/model' 2>/dev/null | sort)\" ]" _ "$before"
 if [ -d "$sysd/model" ]; then
+	# The knobs are flat files, model/<block>.<knob>: model show lists
+	# every one of them (those the table lacks too), and a block is the
+	# part of the name before the first dot.
+	model_show_all() {
+		local files shown
+		files=$(ls "$sysd/model" | sort | paste -sd' ')
+		shown=$("$vc" -j model show "$dev" | jq -r '.[0].knobs[].knob' | sort | paste -sd' ')
+		"$vc" model show "$dev"
+		echo "files: $files"; echo "shown: $shown"
+		[ -n "$files" ] && [ "$files" = "$shown" ]
+	}
+	tb_check "vrnicctl/$k/model-show-lists-every-file" model_show_all
+	model_show_block() {
+		local b files shown
+		b=$(ls "$sysd/model" | head -n1); b=${b%%.*}
+		files=$(cd "$sysd/model" && ls -d "$b".* | sort | paste -sd' ')
+		shown=$("$vc" -j model show "$dev" "$b" | jq -r '.[0].knobs[].knob' | sort | paste -sd' ')
+		echo "block $b: files: $files"; echo "shown: $shown"
+		[ -n "$files" ] && [ "$files" = "$shown" ]
+	}
+	tb_check "vrnicctl/$k/model-show-block" model_show_block
+	tb_check "vrnicctl/$k/model-show-no-such-block" expect_error noblock \
+		"has no model block nosuch.*its blocks: " "$vc" model show "$dev" nosuch
+fi
+if [ -e "$sysd/model/pcie.mps" ]; then
+	mps0=$(cat "$sysd/model/pcie.mps")
 	model_set() {
 		"$vc" model set "$dev" pcie.mps 512 &&
-			[ "$(cat "$sysd/model/pcie/mps")" = 512 ] &&
+			[ "$(cat "$sysd/model/pcie.mps")" = 512 ] &&
 			"$vc" -j model show "$dev" pcie | jq -e '[.[0].knobs[] | select(.knob == "pcie.mps")][0].value == 512' >/dev/null
 	}
 	tb_check "vrnicctl/$k/model-set" model_set
 	tb_check "vrnicctl/$k/model-set-needs-root" expect_error root "needs root" \
 		setpriv --reuid=65534 --regid=65534 --clear-groups "$vc" model set "$dev" pcie.mps 256
-else
+	# Straight into sysfs, past vrnicctl's checks: the kernel refuses an
+	# out-of-range value, keeps the old one, and logs the knob with the
+	# values it accepts.
+	sysfs_refuses() {
+		local v0 v1 n0 rc=0 log
+		v0=$(cat "$sysd/model/pcie.mps")
+		n0=$(dmesg | wc -l)
+		( echo 100 >"$sysd/model/pcie.mps" ) 2>"$out/sysfs-mps.err" || rc=$?
+		v1=$(cat "$sysd/model/pcie.mps")
+		log=$(dmesg | tail -n +$((n0 + 1)))
+		[ -n "$log" ] || log=$(dmesg | tail -n 20)
+		echo "echo 100 > model/pcie.mps: exit $rc, $(cat "$out/sysfs-mps.err")"
+		echo "pcie.mps $v0 -> $v1"
+		echo "$log"
+		[ "$rc" -ne 0 ] && [ "$v0" = "$v1" ] &&
+			echo "$log" | grep -F 'pcie.mps' | grep -w 128 | grep -qw 4096
+	}
+	tb_check "vrnicctl/$k/model-sysfs-write-out-of-range" sysfs_refuses
+	"$vc" model set "$dev" pcie.mps "$mps0" || true
+fi
+if [ ! -d "$sysd/model" ]; then
 	model_absent() {
 		local o
 		o=$("$vc" model show) && echo "$o" && echo "$o" | grep -q "^$dev: .*no hardware model knobs yet" &&

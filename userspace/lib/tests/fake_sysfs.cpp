@@ -82,10 +82,21 @@ void FakeSysfs::add_rxe(std::string_view dev)
 
 void FakeSysfs::add_model(std::string_view dev)
 {
-	for (const auto &k : knob_table())
-		file(fs::path("class/infiniband") / std::string(dev) / "model" /
-			     std::string(k.block()) / std::string(k.file()),
-		     k.def);
+	for (const auto &k : knob_table()) {
+		/* As the kernel shows them: keyword knobs list their choices,
+		 * the current one in brackets ("[off] account pace"). */
+		std::string v;
+		if (k.kind == KnobKind::keyword) {
+			for (auto w : k.words) {
+				if (!v.empty())
+					v += ' ';
+				v += w == k.def ? "[" + std::string(w) + "]" : std::string(w);
+			}
+		} else {
+			v = k.def;
+		}
+		file(fs::path("class/infiniband") / std::string(dev) / "model" / std::string(k.name), v);
+	}
 }
 
 } // namespace vrnic::test

@@ -33,7 +33,8 @@ public:
 	void add_vrnic(std::string_view dev, std::string_view netdev = "eth0");
 	/* An rxe device: rxe's counters, no model/. */
 	void add_rxe(std::string_view dev);
-	/* The hardware model's knob files, each at its table default. */
+	/* The hardware model's knob files, flat (model/<block>.<knob>), each
+	 * at its table default. */
 	void add_model(std::string_view dev);
 
 	void counter(std::string_view dev, unsigned port, std::string_view name,

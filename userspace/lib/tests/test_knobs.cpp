@@ -36,7 +36,7 @@ TEST(Knobs, TableIsTheContract)
 	}
 	EXPECT_EQ(names, (std::set<std::string_view>{
 				 "pcie.gen", "pcie.lanes", "pcie.mps", "pcie.mrrs", "pcie.ecrc",
-				 "dma.read_latency_ns", "qpc.mode", "qpc.entries", "qpc.ctx_bytes",
+				 "dma.read_latency_ns", "dma.read_ps_per_byte", "qpc.mode", "qpc.entries", "qpc.ctx_bytes",
 				 "mrc.entries", "doorbell.mode", "doorbell.batch_wqes",
 				 "doorbell.batch_ns", "clock.mode", "clock.dilation"}));
 }
@@ -58,6 +58,9 @@ TEST(Knobs, RangeMessages)
 	EXPECT_EQ(check("dma.read_latency_ns", "100001"),
 		  "dma.read_latency_ns must be an integer in 0..100000 (ns); got 100001");
 	EXPECT_EQ(check("dma.read_latency_ns", "0"), "ok");
+	EXPECT_EQ(check("dma.read_ps_per_byte", "100001"),
+		  "dma.read_ps_per_byte must be an integer in 0..100000 (ps/byte); got 100001");
+	EXPECT_EQ(check("dma.read_ps_per_byte", "0"), "ok");
 	EXPECT_EQ(check("doorbell.batch_ns", "1000000"), "ok");
 	EXPECT_EQ(check("clock.dilation", "0"),
 		  "clock.dilation must be an integer in 1..100000 (x); got 0");
@@ -92,6 +95,19 @@ TEST(Knobs, ValueText)
 	EXPECT_EQ(knob_value_text("256\n"), "256");
 	EXPECT_EQ(knob_value_text("  onchip "), "onchip");
 	EXPECT_EQ(knob_value_text("mmio [batch] shadow"), "batch");
+	EXPECT_EQ(knob_value_text("[off] account\n"), "off");
+}
+
+TEST(Knobs, Choices)
+{
+	EXPECT_EQ(knob_choices("[off] account\n"), (std::vector<std::string>{"off", "account"}));
+	EXPECT_EQ(knob_choices("mmio [batch] shadow"),
+		  (std::vector<std::string>{"mmio", "batch", "shadow"}));
+	EXPECT_TRUE(knob_choices("512").empty());
+	EXPECT_TRUE(knob_choices("onchip").empty());
+	EXPECT_EQ(knob_block("pcie.mps"), "pcie");
+	EXPECT_EQ(knob_block("dma.a.b"), "dma");
+	EXPECT_EQ(knob_block("odd"), "odd");
 }
 
 TEST(Knobs, ReadKnobsKnownInTableOrderThenUnknown)
@@ -99,15 +115,17 @@ TEST(Knobs, ReadKnobsKnownInTableOrderThenUnknown)
 	FakeSysfs f;
 	f.add_vrnic("vrnic0");
 	f.add_model("vrnic0");
-	f.file("class/infiniband/vrnic0/model/pcie/mps", "512");
-	f.file("class/infiniband/vrnic0/model/pcie/zeta", "7");
-	f.file("class/infiniband/vrnic0/model/aaa/new_knob", "x");
+	f.file("class/infiniband/vrnic0/model/pcie.mps", "512");
+	f.file("class/infiniband/vrnic0/model/pcie.zeta", "7");
+	f.file("class/infiniband/vrnic0/model/aaa.new_knob", "x");
 	auto fs = f.sysfs();
 	auto all = read_knobs(fs, "vrnic0");
 	ASSERT_EQ(all.size(), knob_table().size() + 2);
 	for (size_t i = 0; i < knob_table().size(); i++)
 		EXPECT_EQ(all[i].name, knob_table()[i].name);
 	EXPECT_EQ(all[2].value, "512");
+	EXPECT_EQ(all[7].name, "qpc.mode");
+	EXPECT_EQ(all[7].value, "onchip");
 	EXPECT_EQ(all[all.size() - 2].name, "aaa.new_knob");
 	EXPECT_EQ(all.back().name, "pcie.zeta");
 	EXPECT_EQ(all.back().knob, nullptr);
@@ -122,5 +140,5 @@ TEST(Knobs, ReadKnobsKnownInTableOrderThenUnknown)
 		EXPECT_EQ(e.hint(), "its blocks: aaa clock dma doorbell mrc pcie qpc");
 	}
 	EXPECT_EQ(knob_path(fs, "vrnic0", "pcie.mps"),
-		  f.root() / "class/infiniband/vrnic0/model/pcie/mps");
+		  f.root() / "class/infiniband/vrnic0/model/pcie.mps");
 }

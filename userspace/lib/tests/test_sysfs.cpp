@@ -48,7 +48,7 @@ TEST(Discovery, ModelDirectoryMarksVrnic)
 {
 	FakeSysfs f;
 	f.add_rxe("odd0");
-	f.file("class/infiniband/odd0/model/pcie/gen", "3");
+	f.file("class/infiniband/odd0/model/pcie.gen", "3");
 	EXPECT_TRUE(is_vrnic(f.sysfs(), "odd0"));
 }
 

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Running vrnicctl's command lines in-process against a fake sysfs tree,
- * a SystemQuery with fixed answers and a clock the test moves.
+ * a SystemQuery with fixed answers, a clock the test moves and knob writes
+ * the test can have refused as the kernel would.
  */
 #pragma once
 
+#include <map>
 #include <sstream>
 
 #include "cli.hpp"
@@ -61,6 +63,13 @@ public:
 				    if (on_wait)
 					    on_wait(waits);
 				    return waits <= max_waits;
+			    },
+			    [this](const std::filesystem::path &p, std::string_view v) {
+				    writes++;
+				    auto it = refuse.find(p.filename().string());
+				    if (it != refuse.end())
+					    return it->second;
+				    return vrnic::Sysfs(tree.root()).write(p, v);
 			    }};
 		int st = vrnicctl::run(args, ctx);
 		return {st, out.str(), err.str()};
@@ -71,6 +80,10 @@ public:
 	vrnic::Clock::time_point now{};
 	unsigned waits = 0, max_waits = 1000;
 	std::function<void(unsigned)> on_wait;
+	/* Knob files ("pcie.mps") whose writes the "kernel" refuses, with the
+	 * errno it answers; the file keeps its contents. */
+	std::map<std::string, int> refuse;
+	unsigned writes = 0;
 };
 
 } // namespace vrnicctl::test

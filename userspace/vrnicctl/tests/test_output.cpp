@@ -4,8 +4,10 @@
  * command, the same keys in both, rates over a (fake) interval, the model
  * knobs and the errors of model set.
  */
+#include <cerrno>
 #include <fstream>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -28,6 +30,41 @@ std::string slurp(const std::filesystem::path &p)
 	std::string s;
 	std::getline(f, s);
 	return s;
+}
+
+/* The knob file @name of @dev, relative to the fake root. */
+std::filesystem::path model_file(std::string_view dev, std::string_view name)
+{
+	return std::filesystem::path("class/infiniband") / std::string(dev) / "model" /
+	       std::string(name);
+}
+
+/*
+ * The model as the kernel shows it: flat, model/<block>.<knob>, each at its
+ * table default; keyword knobs list their choices, the current one in
+ * brackets.
+ */
+void add_flat_model(Harness &h, std::string_view dev)
+{
+	for (const auto &k : vrnic::knob_table()) {
+		std::string v(k.def);
+		if (k.kind == vrnic::KnobKind::keyword) {
+			v.clear();
+			for (auto w : k.words)
+				v += fmt::format("{}{}", v.empty() ? "" : " ",
+						 w == k.def ? fmt::format("[{}]", w) : std::string(w));
+		}
+		h.tree.file(model_file(dev, k.name), v);
+	}
+}
+
+const json &knob_of(const json &knobs, std::string_view name)
+{
+	for (auto &k : knobs)
+		if (k["knob"] == name)
+			return k;
+	static const json none;
+	return none;
 }
 
 } // namespace
@@ -215,17 +252,27 @@ TEST(ModelShow, KnobsWithUnitsRangesDefaults)
 {
 	Harness h;
 	h.tree.add_vrnic("vrnic0");
-	h.tree.add_model("vrnic0");
-	h.tree.file("class/infiniband/vrnic0/model/pcie/mps", "512");
-	h.tree.file("class/infiniband/vrnic0/model/qpc/mode", "onchip [host]");
-	h.tree.file("class/infiniband/vrnic0/model/pcie/future", "abc");
+	add_flat_model(h, "vrnic0");
+	h.tree.file(model_file("vrnic0", "pcie.mps"), "512");
+	h.tree.file(model_file("vrnic0", "qpc.mode"), "onchip [host]");
+	h.tree.file(model_file("vrnic0", "pcie.future"), "abc");
 	auto j = json::parse(h.run({"-j", "model", "show", "vrnic0"}).out);
 	auto &knobs = j[0]["knobs"];
 	ASSERT_EQ(knobs.size(), vrnic::knob_table().size() + 1);
-	EXPECT_EQ(knobs[2], json::parse(R"({"knob":"pcie.mps","value":512,"unit":"bytes",
+	for (size_t i = 0; i < vrnic::knob_table().size(); i++)
+		EXPECT_EQ(knobs[i]["knob"], vrnic::knob_table()[i].name);	/* table order */
+	EXPECT_EQ(knob_of(knobs, "pcie.mps"),
+		  json::parse(R"({"knob":"pcie.mps","value":512,"unit":"bytes",
 		"range":"128 256 512 1024 2048 4096","default":"256",
 		"meaning":"Max Payload Size: largest posted write/completion TLP payload"})"));
-	EXPECT_EQ(knobs[6]["value"], "host");
+	EXPECT_EQ(knob_of(knobs, "qpc.mode")["value"], "host");
+	EXPECT_EQ(knob_of(knobs, "clock.mode")["value"], "off");
+	EXPECT_EQ(knob_of(knobs, "dma.read_latency_ns")["default"], "550");
+	EXPECT_EQ(knob_of(knobs, "dma.read_ps_per_byte"),
+		  json::parse(R"j({"knob":"dma.read_ps_per_byte","value":300,"unit":"ps/byte",
+		"range":"0..100000","default":"300",
+		"meaning":"DMA read time per byte beyond the fixed latency (pcie-bench: ~0.3 ns/B)"})j"));
+	/* A file the table does not know is shown, last, without the rest. */
 	EXPECT_EQ(knobs.back(), json::parse(R"({"knob":"pcie.future","value":"abc"})"));
 
 	auto t = h.run({"model", "show", "vrnic0", "pcie"}).out;
@@ -236,15 +283,57 @@ TEST(ModelShow, KnobsWithUnitsRangesDefaults)
 	EXPECT_FALSE(has(t, "qpc.mode")) << t;
 	auto nb = h.run({"model", "show", "vrnic0", "nic"});
 	EXPECT_EQ(nb.status, 1);
-	EXPECT_TRUE(has(nb.err, "vrnic0 has no model block nic"));
+	EXPECT_TRUE(has(nb.err, "error: vrnic0 has no model block nic\n"
+				"  its blocks: clock dma doorbell mrc pcie qpc\n"))
+		<< nb.err;
+}
+
+TEST(ModelShow, BlockIsTheNameBeforeTheFirstDot)
+{
+	Harness h;
+	h.tree.add_vrnic("vrnic0");
+	add_flat_model(h, "vrnic0");
+	h.tree.file(model_file("vrnic0", "dmax.knob"), "1");
+	h.tree.file(model_file("vrnic0", "dma.extra.part"), "2");
+	auto j = json::parse(h.run({"-j", "model", "show", "vrnic0", "dma"}).out);
+	std::vector<std::string> names;
+	for (auto &k : j[0]["knobs"])
+		names.push_back(k["knob"]);
+	EXPECT_EQ(names, (std::vector<std::string>{"dma.read_latency_ns", "dma.read_ps_per_byte",
+						   "dma.extra.part"}));
+	EXPECT_EQ(j[0]["knobs"][2], json::parse(R"({"knob":"dma.extra.part","value":2})"));
+	auto t = h.run({"model", "show", "vrnic0", "dmax"}).out;
+	EXPECT_TRUE(has(t, "dmax.knob")) << t;
+	EXPECT_FALSE(has(t, "dma.read")) << t;
+	auto nb = h.run({"model", "show", "vrnic0", "dm"});
+	EXPECT_TRUE(has(nb.err, "its blocks: clock dma dmax doorbell mrc pcie qpc\n")) << nb.err;
+}
+
+TEST(ModelShow, KernelWithSomeBlocksOnly)
+{
+	/* A kernel with the first blocks only, and one the table lacks. */
+	Harness h;
+	h.tree.add_vrnic("vrnic0");
+	for (auto *n : {"pcie.mrrs", "dma.read_latency_ns", "pcie.gen", "aaa.new"})
+		h.tree.file(model_file("vrnic0", n), "512");
+	auto j = json::parse(h.run({"-j", "model", "show"}).out);
+	std::vector<std::string> names;
+	for (auto &k : j[0]["knobs"])
+		names.push_back(k["knob"]);
+	EXPECT_EQ(names, (std::vector<std::string>{"pcie.gen", "pcie.mrrs", "dma.read_latency_ns",
+						   "aaa.new"}));
+	auto nb = h.run({"model", "show", "vrnic0", "qpc"});
+	EXPECT_EQ(nb.status, 1);
+	EXPECT_TRUE(has(nb.err, "error: vrnic0 has no model block qpc\n  its blocks: aaa dma pcie\n"))
+		<< nb.err;
 }
 
 TEST(ModelSet, ValidatesEveryValueBeforeWriting)
 {
 	Harness h;
 	h.tree.add_vrnic("vrnic0");
-	h.tree.add_model("vrnic0");
-	auto mps = h.tree.root() / "class/infiniband/vrnic0/model/pcie/mps";
+	add_flat_model(h, "vrnic0");
+	auto mps = h.tree.root() / model_file("vrnic0", "pcie.mps");
 	auto r = h.run({"model", "set", "vrnic0", "pcie.mps", "512", "pcie.gen", "9"});
 	EXPECT_EQ(r.status, 1);
 	EXPECT_TRUE(has(r.err, "error: pcie.gen must be an integer in 1..5; got 9\n")) << r.err;
@@ -253,19 +342,26 @@ TEST(ModelSet, ValidatesEveryValueBeforeWriting)
 	r = h.run({"model", "set", "vrnic0", "pcie.mps", "100"});
 	EXPECT_TRUE(has(r.err,
 			"error: pcie.mps must be one of 128 256 512 1024 2048 4096 (bytes); got 100"));
+	r = h.run({"model", "set", "vrnic0", "pcie.mps", "512", "dma.read_ps_per_byte", "-1"});
+	EXPECT_TRUE(has(r.err, "error: dma.read_ps_per_byte must be an integer in 0..100000 "
+			       "(ps/byte); got -1"))
+		<< r.err;
+	EXPECT_EQ(h.writes, 0u);
 }
 
 TEST(ModelSet, WritesAndReportsOldAndNew)
 {
 	Harness h;
 	h.tree.add_vrnic("vrnic0");
-	h.tree.add_model("vrnic0");
+	add_flat_model(h, "vrnic0");
 	auto r = h.run({"model", "set", "vrnic0", "pcie.mps", "512", "qpc.mode", "host"});
 	EXPECT_EQ(r.status, 0) << r.err;
 	EXPECT_EQ(r.out, "vrnic0: pcie.mps 256 -> 512\nvrnic0: qpc.mode onchip -> host\n");
-	EXPECT_EQ(slurp(h.tree.root() / "class/infiniband/vrnic0/model/pcie/mps"), "512");
+	EXPECT_EQ(slurp(h.tree.root() / model_file("vrnic0", "pcie.mps")), "512");
 	auto j = json::parse(h.run({"-j", "model", "set", "vrnic0", "pcie.gen", "4"}).out);
 	EXPECT_EQ(j[0], json::parse(R"({"dev":"vrnic0","knob":"pcie.gen","old":"3","value":"4"})"));
+	r = h.run({"model", "set", "vrnic0", "dma.read_ps_per_byte", "250"});
+	EXPECT_EQ(r.out, "vrnic0: dma.read_ps_per_byte 300 -> 250\n") << r.err;
 }
 
 TEST(ModelSet, UnknownKnobsAndMissingModel)
@@ -276,15 +372,126 @@ TEST(ModelSet, UnknownKnobsAndMissingModel)
 	EXPECT_EQ(r.status, 1);
 	EXPECT_TRUE(has(r.err, "vrnic0 has no hardware model knobs")) << r.err;
 
-	h.tree.add_model("vrnic0");
-	h.tree.file("class/infiniband/vrnic0/model/pcie/future", "1");
+	add_flat_model(h, "vrnic0");
+	h.tree.file(model_file("vrnic0", "pcie.future"), "1");
 	r = h.run({"model", "set", "vrnic0", "pcie.future", "2"});
 	EXPECT_EQ(r.status, 0) << r.err;	/* a knob the kernel has is written as-is */
+	EXPECT_EQ(slurp(h.tree.root() / model_file("vrnic0", "pcie.future")), "2");
 	r = h.run({"model", "set", "vrnic0", "pcie.nothing", "2"});
 	EXPECT_EQ(r.status, 1);
 	EXPECT_TRUE(has(r.err, "error: unknown knob 'pcie.nothing'\n  knobs: pcie.gen")) << r.err;
-	std::filesystem::remove(h.tree.root() / "class/infiniband/vrnic0/model/clock/mode");
-	r = h.run({"model", "set", "vrnic0", "clock.mode", "pace"});
+	/* Only file names of model/: no paths. */
+	r = h.run({"model", "set", "vrnic0", "../model/pcie.mps", "512"});
+	EXPECT_TRUE(has(r.err, "error: unknown knob '../model/pcie.mps'")) << r.err;
+	r = h.run({"model", "set", "vrnic0", "pcie", "512"});
+	EXPECT_TRUE(has(r.err, "error: unknown knob 'pcie'")) << r.err;
+	EXPECT_EQ(h.writes, 1u);
+}
+
+TEST(ModelSet, KnobTheLoadedModuleLacks)
+{
+	Harness h;
+	h.tree.add_vrnic("vrnic0");
+	add_flat_model(h, "vrnic0");
+	std::filesystem::remove(h.tree.root() / model_file("vrnic0", "clock.mode"));
+	auto r = h.run({"model", "set", "vrnic0", "pcie.mps", "512", "clock.mode", "pace"});
 	EXPECT_EQ(r.status, 1);
-	EXPECT_TRUE(has(r.err, "the loaded rdma_vrnic has no knob clock.mode")) << r.err;
+	EXPECT_EQ(r.err, "error: the loaded rdma_vrnic has no knob clock.mode\n"
+			 "  its knobs: vrnicctl model show vrnic0\n");
+	EXPECT_EQ(h.writes, 0u);	/* pcie.mps neither */
+	EXPECT_EQ(slurp(h.tree.root() / model_file("vrnic0", "pcie.mps")), "256");
+}
+
+TEST(ModelSet, ChoiceTheKernelDoesNotList)
+{
+	/* The kernel lists its choices; one it lacks is refused before any write. */
+	Harness h;
+	h.tree.add_vrnic("vrnic0");
+	add_flat_model(h, "vrnic0");
+	h.tree.file(model_file("vrnic0", "clock.mode"), "[off] account");
+	auto r = h.run({"model", "set", "vrnic0", "pcie.mps", "512", "clock.mode", "pace"});
+	EXPECT_EQ(r.status, 1);
+	EXPECT_EQ(r.err, "error: the loaded rdma_vrnic does not offer clock.mode pace on vrnic0\n"
+			 "  its choices for clock.mode: off account\n");
+	EXPECT_EQ(h.writes, 0u);
+	r = h.run({"model", "set", "vrnic0", "clock.mode", "account"});
+	EXPECT_EQ(r.out, "vrnic0: clock.mode off -> account\n") << r.err;
+}
+
+TEST(ModelSet, KernelRefusesOutOfRange)
+{
+	Harness h;
+	h.tree.add_vrnic("vrnic0");
+	add_flat_model(h, "vrnic0");
+	h.refuse["pcie.mps"] = EINVAL;
+	auto r = h.run({"model", "set", "vrnic0", "pcie.mps", "4096"});
+	EXPECT_EQ(r.status, 1);
+	EXPECT_TRUE(r.out.empty());
+	EXPECT_EQ(r.err, "error: the kernel refused pcie.mps 4096 for vrnic0: Invalid argument "
+			 "(EINVAL)\n"
+			 "  see dmesg for the accepted range (dmesg | tail); vrnicctl's table has "
+			 "pcie.mps 128 256 512 1024 2048 4096 (bytes)\n");
+	EXPECT_EQ(slurp(h.tree.root() / model_file("vrnic0", "pcie.mps")), "256");
+
+	/* A knob the table lacks: no range to offer but dmesg's. */
+	h.tree.file(model_file("vrnic0", "pcie.future"), "1");
+	h.refuse["pcie.future"] = EINVAL;
+	r = h.run({"model", "set", "vrnic0", "pcie.future", "7"});
+	EXPECT_TRUE(has(r.err, "the kernel refused pcie.future 7 for vrnic0: Invalid argument "
+			       "(EINVAL)\n  see dmesg for the accepted values"))
+		<< r.err;
+}
+
+TEST(ModelSet, KernelRefusesAChoiceItDoesNotImplement)
+{
+	Harness h;
+	h.tree.add_vrnic("vrnic0");
+	add_flat_model(h, "vrnic0");
+	h.refuse["clock.mode"] = EOPNOTSUPP;
+	auto r = h.run({"model", "set", "vrnic0", "pcie.mps", "512", "clock.mode", "pace"});
+	EXPECT_EQ(r.status, 1);
+	EXPECT_EQ(r.err, "error: the kernel refused clock.mode pace for vrnic0: Operation not "
+			 "supported (EOPNOTSUPP); already set: pcie.mps 512\n"
+			 "  the loaded rdma_vrnic does not implement clock.mode pace yet (it offers "
+			 "off account pace); choose another value, or load a newer rdma_vrnic\n");
+
+	h.refuse["clock.mode"] = EINVAL;
+	r = h.run({"model", "set", "vrnic0", "clock.mode", "pace"});
+	EXPECT_TRUE(has(r.err, "error: the kernel refused clock.mode pace for vrnic0: Invalid "
+			       "argument (EINVAL)\n  the loaded rdma_vrnic does not accept clock.mode "
+			       "pace (it offers off account pace); see dmesg"))
+		<< r.err;
+	EXPECT_EQ(slurp(h.tree.root() / model_file("vrnic0", "clock.mode")), "[off] account pace");
+}
+
+TEST(ModelSet, BusyNamesTheKnobAndWhatToDo)
+{
+	Harness h;
+	h.tree.add_vrnic("vrnic0");
+	add_flat_model(h, "vrnic0");
+	h.refuse["qpc.entries"] = EBUSY;
+	auto r = h.run({"model", "set", "vrnic0", "pcie.gen", "4", "qpc.entries", "64"});
+	EXPECT_EQ(r.status, 1);
+	EXPECT_EQ(r.err, "error: the kernel refused qpc.entries 64 for vrnic0: Device or resource "
+			 "busy (EBUSY): qpc.entries cannot change while vrnic0 has live resources; "
+			 "already set: pcie.gen 4\n"
+			 "  destroy the device's QPs/MRs first (stop the applications using it; see "
+			 "vrnicctl qp show vrnic0), then set qpc.entries again\n");
+	EXPECT_EQ(slurp(h.tree.root() / model_file("vrnic0", "qpc.entries")), "1024");
+}
+
+TEST(ModelSet, PermissionAndOtherErrors)
+{
+	Harness h;
+	h.tree.add_vrnic("vrnic0");
+	add_flat_model(h, "vrnic0");
+	h.refuse["pcie.mps"] = EACCES;
+	auto r = h.run({"model", "set", "vrnic0", "pcie.mps", "512"});
+	EXPECT_EQ(r.err, "error: cannot write pcie.mps of vrnic0: Permission denied (EACCES)\n"
+			 "  needs root: run vrnicctl as root (or with sudo)\n");
+	h.refuse["pcie.mps"] = ENODEV;
+	r = h.run({"model", "set", "vrnic0", "pcie.mps", "512"});
+	EXPECT_TRUE(has(r.err, "error: writing pcie.mps 512 for vrnic0 failed: No such device "
+			       "(ENODEV)\n  see dmesg"))
+		<< r.err;
 }

@@ -4,11 +4,16 @@
  * units, ranges, defaults and meanings, and the validation that explains a
  * bad value before anything is written.
  *
- * The kernel's contract: one file per knob at
- * /sys/class/infiniband/<dev>/model/<block>/<knob>; reading gives the value
- * (a decimal integer, or a keyword for modes); writing sets it; the kernel
- * answers -EINVAL for a value out of range and -EBUSY for a knob that
- * cannot change while the device has live resources.
+ * The kernel's contract: one file per knob, flat in one directory (the RDMA
+ * core's per-device attribute group "model" makes only one level), at
+ * /sys/class/infiniband/<dev>/model/<block>.<knob>; reading gives the value
+ * (a decimal integer, or for modes the choices with the current one in
+ * brackets: "[off] account"); writing sets it.  The kernel answers -EINVAL
+ * for a value out of range (and logs the accepted range), -EINVAL or
+ * -EOPNOTSUPP for a choice it does not implement yet, and -EBUSY for a knob
+ * that cannot change while the device has live resources.  A kernel may
+ * have only some of the table's knobs (blocks arrive over time) and knobs
+ * the table does not know.
  */
 #pragma once
 
@@ -64,6 +69,15 @@ std::optional<std::string> knob_check(const Knob &k, std::string_view value);
  */
 std::string knob_value_text(std::string_view raw);
 
+/*
+ * The choices a keyword knob file lists ("[off] account" -> off account);
+ * empty when @raw is a bare value (no brackets).
+ */
+std::vector<std::string> knob_choices(std::string_view raw);
+
+/* The block of a knob name: "pcie" of "pcie.mps" (all of a name without '.'). */
+std::string_view knob_block(std::string_view name);
+
 struct KnobValue {
 	std::string name;		/* "<block>.<knob>" */
 	std::string value;		/* as read */
@@ -74,14 +88,15 @@ struct KnobValue {
 bool has_model(const Sysfs &fs, std::string_view dev);
 
 /*
- * Every knob file of @dev (only those of @block when given), known knobs
- * in table order, then unknown ones by name.  Throws Error when @block is
- * given and the device has no such block.
+ * Every knob file of @dev's model/ (only those of @block, the part of the
+ * file name before the first '.', when given), known knobs in table order,
+ * then unknown ones by name.  Throws Error listing the blocks present when
+ * @block is given and no file has it.
  */
 std::vector<KnobValue> read_knobs(const Sysfs &fs, std::string_view dev,
 				  std::string_view block = {});
 
-/* model/<block>/<knob> of @dev for a "<block>.<knob>" name. */
+/* model/<block>.<knob> of @dev for a "<block>.<knob>" name. */
 std::filesystem::path knob_path(const Sysfs &fs, std::string_view dev,
 				std::string_view name);
 
