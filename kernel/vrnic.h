@@ -13,6 +13,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "vrnic_fault.h"
+#include "hw/model.h"
 
 /* librxe accepts only the rxe uverbs ABI version (providers/rxe). */
 #define VRNIC_UVERBS_ABI_VERSION	2
@@ -86,6 +87,7 @@ enum vrnic_counter {
  *		the netdev unregisters, before the namespace can go)
  * @list:	on the module's device list (vrnic_main.c)
  * @faults:	fault injection rules (debugfs, vrnic_fault.c)
+ * @model:	the hardware model's knobs and counters (hw/model.c)
  */
 struct vrnic_dev {
 	struct ib_device	ibdev;
@@ -116,6 +118,7 @@ struct vrnic_dev {
 
 	struct list_head	list;
 	struct vrnic_faults	faults;
+	struct vrnic_model	model;
 };
 
 static inline void vrnic_count(struct vrnic_dev *vdev, enum vrnic_counter c)
@@ -145,6 +148,15 @@ struct rdma_hw_stats *vrnic_alloc_hw_port_stats(struct ib_device *ibdev,
 					      u32 port_num);
 int vrnic_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 		       u32 port, int index);
+void vrnic_stats_init(void);
+
+/* vrnic_sysfs.c */
+extern const struct attribute_group vrnic_model_group;
+void vrnic_sysfs_init(void);
+
+/* vrnic_mr.c: every DMA of the engine, costed by the model */
+void vrnic_dma_account(struct vrnic_dev *vdev, enum vrnic_dma_dir dir, u32 len,
+		       enum vrnic_dma_kind kind);
 
 /* vrnic_main.c */
 struct workqueue_struct;

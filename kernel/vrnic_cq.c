@@ -195,6 +195,8 @@ int vrnic_cq_post(struct vrnic_cq *cq, const struct ib_wc *wc, bool solicited)
 		vrnic_wc_to_uverbs(slot, wc);
 	else
 		memcpy(slot, wc, sizeof(*wc));
+	vrnic_dma_account(to_vdev(ibcq->device), VRNIC_DMA_FROM_DEVICE,
+			  vrnic_queue_elem_size(&cq->queue), VRNIC_DMA_CQE);
 	vrnic_queue_advance_producer(&cq->queue);
 
 	if (cq->notify == IB_CQ_NEXT_COMP ||

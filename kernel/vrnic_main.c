@@ -141,11 +141,12 @@ static int vrnic_newlink(const char *name, struct net_device *ndev)
 	spin_lock_init(&vdev->atomic_lock);
 	spin_lock_init(&vdev->faults.lock);
 	INIT_LIST_HEAD(&vdev->faults.rules);
+	err = vrnic_model_init(&vdev->model);
+	if (err)
+		goto err_model;
 	err = vrnic_net_get(vdev);
-	if (err) {
-		ib_dealloc_device(&vdev->ibdev);
-		return err;
-	}
+	if (err)
+		goto err_model;
 	vdev->net_ok = true;
 
 	mutex_lock(&vrnic_devs_lock);
@@ -156,11 +157,16 @@ static int vrnic_newlink(const char *name, struct net_device *ndev)
 	if (err) {
 		vrnic_dev_unlist(vdev);
 		vrnic_dev_release_net(vdev);
-		ib_dealloc_device(&vdev->ibdev);
-		return err;
+		goto err_model;
 	}
 	vrnic_fault_dev_init(vdev);
 	return 0;
+
+err_model:
+	/* Twice is safe when ib_dealloc_device() runs dealloc_driver too. */
+	vrnic_model_fini(&vdev->model);
+	ib_dealloc_device(&vdev->ibdev);
+	return err;
 }
 
 static struct rdma_link_ops vrnic_link_ops = {
@@ -236,6 +242,8 @@ static int __init vrnic_init(void)
 	if (!vrnic_wq)
 		return -ENOMEM;
 	vrnic_icrc_init();
+	vrnic_sysfs_init();
+	vrnic_stats_init();
 	vrnic_fault_init();
 	err = vrnic_net_init();
 	if (err)

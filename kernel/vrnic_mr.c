@@ -21,6 +21,7 @@
 
 #include "vrnic.h"
 #include "vrnic_mr.h"
+#include "vrnic_trace.h"
 
 /* Allocate the MR's MPT index and keys.  The key byte starts random. */
 static int vrnic_mr_publish(struct vrnic_dev *vdev, struct vrnic_mr *mr)
@@ -197,6 +198,7 @@ int vrnic_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	struct vrnic_mr *mr = to_vmr(ibmr);
 
 	vrnic_mr_unpublish(to_vdev(ibmr->device), mr);
+	vrnic_mr_uncache(to_vdev(ibmr->device), ibmr->lkey);
 	if (mr->umem)
 		ib_umem_release(mr->umem);
 	if (mr->type == VRNIC_MR_USER)
@@ -259,6 +261,54 @@ int vrnic_mr_check(struct vrnic_mr *mr, struct ib_pd *pd, int access,
 }
 
 /**
+ * vrnic_dma_account - cost one DMA of the engine on the modeled NIC
+ * @vdev:	the device
+ * @dir:	VRNIC_DMA_TO_DEVICE for a read of host memory
+ * @len:	bytes
+ * @kind:	what it moves
+ *
+ * Nothing but a branch while clock.mode is off.  Context: any.
+ */
+void vrnic_dma_account(struct vrnic_dev *vdev, enum vrnic_dma_dir dir, u32 len,
+		       enum vrnic_dma_kind kind)
+{
+	struct vrnic_dma_cost c;
+
+	if (vrnic_model_dma(&vdev->model, dir, len, kind, &c))
+		trace_dma(&vdev->ibdev, dir == VRNIC_DMA_FROM_DEVICE, kind, len,
+			  c.tlps, c.link_bytes, c.ns);
+}
+
+/**
+ * vrnic_mr_cache_access - an access through @key needing @pages MTT entries:
+ *	the model's MR cache hits, or fetches the MPT and MTT entries
+ * @vdev:	the device
+ * @key:	the MR's key
+ * @pages:	MTT entries the access needs
+ *
+ * Context: any.
+ */
+void vrnic_mr_cache_access(struct vrnic_dev *vdev, u32 key, u32 pages)
+{
+	enum vrnic_mrc_result res;
+	struct vrnic_dma_cost miss;
+
+	if (!vrnic_model_mr_access(&vdev->model, key, pages, &res, &miss))
+		return;
+	trace_mr_cache(&vdev->ibdev, key, res, pages);
+	if (res != VRNIC_MRC_HIT)
+		trace_dma(&vdev->ibdev, 0, VRNIC_DMA_MPT,
+			  VRNIC_MPT_ENTRY_BYTES + pages * VRNIC_MTT_ENTRY_BYTES,
+			  miss.tlps, miss.link_bytes, miss.ns);
+}
+
+/* @key's translation changed or went away: the MR cache must forget it. */
+void vrnic_mr_uncache(struct vrnic_dev *vdev, u32 key)
+{
+	vrnic_model_mr_invalidate(&vdev->model, key);
+}
+
+/**
  * vrnic_mr_copy - move bytes between an MR and a buffer through its MTT
  * @vdev:	the device (its DMA device translates the MTT's addresses)
  * @mr:		the MR, checked with vrnic_mr_check()
@@ -274,11 +324,19 @@ int vrnic_mr_copy(struct vrnic_dev *vdev, struct vrnic_mr *mr, u64 iova,
 	u32 chunk, idx;
 	int err;
 
-	if (mr->type == VRNIC_MR_DMA)
+	if (mr->type == VRNIC_MR_DMA) {
+		vrnic_dma_account(vdev, dir, len, VRNIC_DMA_PAYLOAD);
 		return vrnic_dma_copy(vdev->dma_dev, iova, buf, len, dir);
+	}
 
 	pgsz = 1ULL << mr->page_shift;
 	base = mr->ibmr.iova & ~(pgsz - 1);
+	/* Translate first (the MR cache), then move the data. */
+	if (len)
+		vrnic_mr_cache_access(vdev, mr->ibmr.lkey,
+				      ((iova + len - 1 - base) >> mr->page_shift) -
+				      ((iova - base) >> mr->page_shift) + 1);
+	vrnic_dma_account(vdev, dir, len, VRNIC_DMA_PAYLOAD);
 	while (len) {
 		off = iova - base;
 		idx = off >> mr->page_shift;

@@ -78,6 +78,8 @@ int vrnic_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 int vrnic_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 
 struct vrnic_mr *vrnic_mr_get(struct vrnic_dev *vdev, u32 key);
+void vrnic_mr_cache_access(struct vrnic_dev *vdev, u32 key, u32 pages);
+void vrnic_mr_uncache(struct vrnic_dev *vdev, u32 key);
 void vrnic_mr_put(struct vrnic_mr *mr);
 int vrnic_mr_check(struct vrnic_mr *mr, struct ib_pd *pd, int access,
 		   u64 iova, u64 len);

@@ -68,6 +68,9 @@ static int vrnic_req_load(struct vrnic_qp *qp, u32 index, struct vrnic_swqe *w)
 	u64 length = 0;
 	u32 i;
 
+	/* The engine fetches the whole WQE slot from the mapped queue. */
+	vrnic_dma_account(to_vdev(qp->ibqp.device), VRNIC_DMA_TO_DEVICE,
+			  vrnic_queue_elem_size(&qp->sq.queue), VRNIC_DMA_SQ_WQE);
 	memset(w, 0, sizeof(*w));
 	w->wr_id = READ_ONCE(s->wr.wr_id);
 	w->opcode = READ_ONCE(s->wr.opcode);
@@ -182,6 +185,7 @@ static int vrnic_req_local(struct vrnic_qp *qp, struct vrnic_swqe *w)
 		    READ_ONCE(mr->state) == VRNIC_MR_VALID)
 			return IB_WC_MW_BIND_ERR;
 		mr->access = w->reg_access;
+		vrnic_mr_uncache(to_vdev(qp->ibqp.device), mr->ibmr.lkey);
 		mr->ibmr.lkey = w->rkey;
 		mr->ibmr.rkey = w->rkey;
 		/* Publish the keys and page list before the MR turns valid. */
@@ -192,10 +196,12 @@ static int vrnic_req_local(struct vrnic_qp *qp, struct vrnic_swqe *w)
 	mr = vrnic_mr_get(to_vdev(qp->ibqp.device), w->rkey);
 	if (!mr)
 		return IB_WC_MW_BIND_ERR;
-	if (mr->type != VRNIC_MR_FRWR || mr->ibmr.pd != qp->ibqp.pd)
+	if (mr->type != VRNIC_MR_FRWR || mr->ibmr.pd != qp->ibqp.pd) {
 		status = IB_WC_MW_BIND_ERR;
-	else
+	} else {
 		WRITE_ONCE(mr->state, VRNIC_MR_INVALID);
+		vrnic_mr_uncache(to_vdev(qp->ibqp.device), w->rkey);
+	}
 	vrnic_mr_put(mr);
 	return status;
 }

@@ -102,6 +102,8 @@ static int vrnic_resp_get_wqe(struct vrnic_qp *qp)
 		err = -ENOSPC;
 		goto out;
 	}
+	vrnic_dma_account(to_vdev(qp->ibqp.device), VRNIC_DMA_TO_DEVICE,
+			  vrnic_queue_elem_size(q), VRNIC_DMA_RQ_WQE);
 	qp->resp.wr_id = READ_ONCE(wqe->wr_id);
 	qp->resp.num_sge = READ_ONCE(wqe->dma.num_sge);
 	if (qp->resp.num_sge > max_sge)
@@ -200,10 +202,12 @@ static int vrnic_resp_invalidate(struct vrnic_qp *qp, u32 rkey)
 
 	if (!mr)
 		return -EINVAL;
-	if (mr->type != VRNIC_MR_FRWR || mr->ibmr.pd != qp->ibqp.pd)
+	if (mr->type != VRNIC_MR_FRWR || mr->ibmr.pd != qp->ibqp.pd) {
 		err = -EINVAL;
-	else
+	} else {
 		WRITE_ONCE(mr->state, VRNIC_MR_INVALID);
+		vrnic_mr_uncache(to_vdev(qp->ibqp.device), rkey);
+	}
 	vrnic_mr_put(mr);
 	return err;
 }

@@ -31,11 +31,29 @@ static const struct rdma_stat_desc vrnic_counter_descs[VRNIC_CNT_COUNT] = {
 	[VRNIC_CNT_TX_ERR].name			= "send_err",
 };
 
-struct rdma_hw_stats *vrnic_alloc_hw_port_stats(struct ib_device *ibdev,
-					      u32 port_num)
+/*
+ * The transport's counters, then the hardware model's (hw/model.h); the
+ * descriptors are filled in once, the names being the model's.
+ */
+#define VRNIC_ALL_COUNTERS	(VRNIC_CNT_COUNT + VRNIC_MCNT_COUNT)
+static struct rdma_stat_desc vrnic_all_descs[VRNIC_ALL_COUNTERS];
+
+void vrnic_stats_init(void)
 {
+	int i;
+
 	BUILD_BUG_ON(ARRAY_SIZE(vrnic_counter_descs) != VRNIC_CNT_COUNT);
-	return rdma_alloc_hw_stats_struct(vrnic_counter_descs, VRNIC_CNT_COUNT,
+	for (i = 0; i < VRNIC_CNT_COUNT; i++)
+		vrnic_all_descs[i] = vrnic_counter_descs[i];
+	for (i = 0; i < VRNIC_MCNT_COUNT; i++)
+		vrnic_all_descs[VRNIC_CNT_COUNT + i].name =
+			vrnic_model_counter_names[i];
+}
+
+struct rdma_hw_stats *vrnic_alloc_hw_port_stats(struct ib_device *ibdev,
+						u32 port_num)
+{
+	return rdma_alloc_hw_stats_struct(vrnic_all_descs, VRNIC_ALL_COUNTERS,
 					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
 }
 
@@ -47,5 +65,8 @@ int vrnic_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 
 	for (i = 0; i < VRNIC_CNT_COUNT; i++)
 		stats->value[i] = atomic64_read(&vdev->cnt[i]);
-	return VRNIC_CNT_COUNT;
+	for (i = 0; i < VRNIC_MCNT_COUNT; i++)
+		stats->value[VRNIC_CNT_COUNT + i] =
+			atomic64_read(&vdev->model.cnt[i]);
+	return VRNIC_ALL_COUNTERS;
 }

@@ -36,6 +36,14 @@
 	{ 2, "rnr_nak" },			\
 	{ 3, "lost_response" }
 
+/* What a DMA moves: enum vrnic_dma_kind. */
+#define VRNIC_TRACE_DMA_KINDS			\
+	{ 0, "payload" },			\
+	{ 1, "sq_wqe" },			\
+	{ 2, "rq_wqe" },			\
+	{ 3, "cqe" },				\
+	{ 4, "mpt" }
+
 TRACE_EVENT(qp_state,
 	TP_PROTO(const struct ib_qp *qp, u32 old_state, u32 new_state,
 		 u32 cause),
@@ -146,6 +154,61 @@ TRACE_EVENT(async_event,
 	),
 	TP_printk("%s event %u element %u", __get_str(dev),
 		  __entry->event, __entry->element)
+);
+
+/* An MR cache lookup: result 0 hit, 1 miss, 2 miss that evicted. */
+TRACE_EVENT(mr_cache,
+	TP_PROTO(const struct ib_device *ibdev, u32 key, u32 result, u32 pages),
+	TP_ARGS(ibdev, key, result, pages),
+	TP_STRUCT__entry(
+		__string(dev, dev_name(&ibdev->dev))
+		__field(u32, key)
+		__field(u32, result)
+		__field(u32, pages)
+	),
+	TP_fast_assign(
+		__assign_str(dev, dev_name(&ibdev->dev));
+		__entry->key = key;
+		__entry->result = result;
+		__entry->pages = pages;
+	),
+	TP_printk("%s key 0x%x %s (%u MTT entries)", __get_str(dev),
+		  __entry->key,
+		  __print_symbolic(__entry->result, { 0, "hit" }, { 1, "miss" },
+				   { 2, "miss-evict" }),
+		  __entry->pages)
+);
+
+/*
+ * One DMA of the engine as the model costs it (clock.mode account):
+ * write is 1 for device to host memory, 0 for a read of host memory.
+ */
+TRACE_EVENT(dma,
+	TP_PROTO(const struct ib_device *ibdev, u32 write, u32 kind, u32 len,
+		 u32 tlps, u64 link_bytes, u64 ns),
+	TP_ARGS(ibdev, write, kind, len, tlps, link_bytes, ns),
+	TP_STRUCT__entry(
+		__string(dev, dev_name(&ibdev->dev))
+		__field(u32, write)
+		__field(u32, kind)
+		__field(u32, len)
+		__field(u32, tlps)
+		__field(u64, link_bytes)
+		__field(u64, ns)
+	),
+	TP_fast_assign(
+		__assign_str(dev, dev_name(&ibdev->dev));
+		__entry->write = write;
+		__entry->kind = kind;
+		__entry->len = len;
+		__entry->tlps = tlps;
+		__entry->link_bytes = link_bytes;
+		__entry->ns = ns;
+	),
+	TP_printk("%s %s %s %u bytes: %u TLPs, %llu link bytes, %llu ns",
+		  __get_str(dev), __entry->write ? "write" : "read",
+		  __print_symbolic(__entry->kind, VRNIC_TRACE_DMA_KINDS),
+		  __entry->len, __entry->tlps, __entry->link_bytes, __entry->ns)
 );
 
 #endif /* VRNIC_TRACE_H */

@@ -224,6 +224,10 @@ static const struct ib_device_ops vrnic_dev_ops = {
 	.destroy_cq = vrnic_destroy_cq,
 	.destroy_qp = vrnic_destroy_qp,
 	.destroy_srq = vrnic_destroy_srq,
+	.device_group = &vrnic_model_group,
+	.fill_res_cq_entry = vrnic_fill_res_cq_entry,
+	.fill_res_mr_entry = vrnic_fill_res_mr_entry,
+	.fill_res_qp_entry = vrnic_fill_res_qp_entry,
 	.get_dma_mr = vrnic_get_dma_mr,
 	.get_hw_stats = vrnic_get_hw_stats,
 	.get_link_layer = vrnic_get_link_layer,
@@ -363,4 +367,5 @@ static void vrnic_dealloc_driver(struct ib_device *ibdev)
 	xa_destroy(&vdev->srqs);
 	xa_destroy(&vdev->ahs);
 	xa_destroy(&vdev->mrs);
+	vrnic_model_fini(&vdev->model);
 }

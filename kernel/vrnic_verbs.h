@@ -121,4 +121,10 @@ int vrnic_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
 int vrnic_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 			const struct ib_recv_wr **bad_wr);
 
+/* vrnic_restrack.c: driver detail for rdma res show ... -dd */
+struct sk_buff;
+int vrnic_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
+int vrnic_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr);
+int vrnic_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq);
+
 #endif /* VRNIC_VERBS_H */

@@ -128,14 +128,29 @@ tb_netns_pair() {
 	done
 }
 
-# tb_wait_port PORT [TIMEOUT]: wait until a local TCP listener is on PORT.
-tb_wait_port() {
+# tb_netns_pair_del: undo tb_netns_pair: the namespaces (their veths, and
+# with them vrnic0 and vrnic1) and the module.
+tb_netns_pair_del() {
 	local i
-	for ((i = 0; i < ${2:-30} * 10; i++)); do
-		ss -Hltn "sport = :$1" | grep -q . && return 0
+	ip netns del ns0
+	ip netns del ns1
+	for ((i = 0; i < 100; i++)); do
+		[ -e /sys/class/infiniband/vrnic0 ] || [ -e /sys/class/infiniband/vrnic1 ] || break
 		sleep 0.1
 	done
-	echo "nothing listens on TCP port $1" >&2
+	rmmod rdma_vrnic
+}
+
+# tb_wait_port PORT [TIMEOUT [NETNS]]: wait until a TCP listener is on PORT
+# (in network namespace NETNS).
+tb_wait_port() {
+	local i in=()
+	[ -n "${3:-}" ] && in=(ip netns exec "$3")
+	for ((i = 0; i < ${2:-30} * 10; i++)); do
+		"${in[@]}" ss -Hltn "sport = :$1" | grep -q . && return 0
+		sleep 0.1
+	done
+	echo "nothing listens on TCP port $1${3:+ in $3}" >&2
 	return 1
 }
 

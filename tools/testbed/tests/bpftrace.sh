@@ -4,7 +4,8 @@
 # back to RESET on destroy, with the per-state histogram on exit;
 # qp-errors.bt sees a QP enter ERR for a remote access error (with the
 # NAK and the error completion) and for retry exhausted (with the
-# retransmissions).
+# retransmissions); caches.bt sees the model's MR cache miss, then hit,
+# under a pingpong.
 . tools/testbed/guest-lib.sh
 bin=${VRNIC_BUILD:-build}/userspace/tests/vrnic-conformance
 dev=$(tb_rdma_dev vrnic)
@@ -36,10 +37,7 @@ out=$VRNIC_OUT/qp-states.txt
 trace qp-states.bt "$out"
 timeout "$T" ibv_rc_pingpong -d "$dev" -g "$gid" -n 20 >"$VRNIC_OUT/pp-server.log" 2>&1 &
 spid=$!
-for ((i = 0; i < T * 10; i++)); do
-	ss -Hltn "sport = :18515" | grep -q . && break
-	sleep 0.1
-done
+tb_wait_port 18515 "$T"
 tb_check bpftrace/pingpong-ran timeout "$T" ibv_rc_pingpong -d "$dev" -g "$gid" -n 20 127.0.0.1 \
 	>"$VRNIC_OUT/pp-client.log" 2>&1
 wait $spid || true
@@ -82,6 +80,30 @@ tb_check bpftrace/qp-errors-cqe-status grep -q 'error completion .* status 10$' 
 tb_check bpftrace/qp-errors-retry-exhausted grep -q -- '-> ERR (retry)' "$out"
 tb_check bpftrace/qp-errors-retransmits grep -q 'retransmit from psn .* (timeout)' "$out"
 tb_check bpftrace/qp-errors-summary grep -q '^@err_by_cause\[retry\]: 1$' "$out"
+
+# ---- caches.bt: the model's MR cache under a pingpong ----
+# (Needs a module with the hardware model: clock.mode account.)
+model=/sys/class/infiniband/$dev/model
+if [ -e "$model/clock.mode" ]; then
+	echo account >"$model/clock.mode"
+	out=$VRNIC_OUT/caches.txt
+	trace caches.bt "$out"
+	timeout "$T" ibv_rc_pingpong -d "$dev" -g "$gid" -n 200 >"$VRNIC_OUT/pp2-server.log" 2>&1 &
+	spid=$!
+	tb_wait_port 18515 "$T"
+	tb_check bpftrace/caches-pingpong-ran timeout "$T" ibv_rc_pingpong -d "$dev" -g "$gid" \
+		-n 200 127.0.0.1 >"$VRNIC_OUT/pp2-client.log" 2>&1
+	wait $spid || true
+	sleep 1.2	# one more interval
+	untrace
+	echo off >"$model/clock.mode"
+	cat "$out"
+	# Two MRs, one per pingpong, 400 messages: a miss for each MR, then
+	# hits; some second's line shows the lookups and the ratio.
+	tb_check bpftrace/caches-ratio grep -Eq 'MR cache: [0-9]+ lookups, [0-9]+ percent hits' "$out"
+	tb_check bpftrace/caches-hits grep -q "^@mr_hits\[$dev\]: [1-9]" "$out"
+	tb_check bpftrace/caches-misses grep -q "^@mr_misses\[$dev\]: [1-9]" "$out"
+fi
 
 rdma link delete "$dev"
 rmmod rdma_vrnic

@@ -26,10 +26,7 @@ run() {
 	ip netns exec ns0 timeout "$T" "$tool" -d vrnic0 -x "$g0" -q "$QPS" "$@" \
 		>"$VRNIC_OUT/$name.server.log" 2>&1 &
 	local pid=$!
-	for ((i = 0; i < T * 10; i++)); do
-		ip netns exec ns0 ss -Hltn "sport = :18515" | grep -q . && break
-		sleep 0.1
-	done
+	tb_wait_port 18515 "$T" ns0
 	ip netns exec ns1 timeout "$T" "$tool" -d vrnic1 -x "$g1" -q "$QPS" "$@" 10.97.0.1 \
 		>"$VRNIC_OUT/$name.client.log" 2>&1 || rc=$?
 	wait $pid || src=$?
@@ -63,8 +60,4 @@ else
 fi
 tb_check load/no-objects-left test "$(tb_objects)" = "$base_obj"
 
-rdma link delete vrnic0
-rdma link delete vrnic1
-rmmod rdma_vrnic
-ip netns del ns0
-ip netns del ns1
+tb_netns_pair_del

@@ -1,0 +1,465 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * vrnic hardware model: knobs, defaults, and the DMA accounting (see
+ * model.h).
+ *
+ * Copyright (c) 2026 The vrnic authors
+ */
+
+#include <linux/device.h>
+#include <linux/kernel.h>
+#include <linux/log2.h>
+#include <linux/math64.h>
+#include <linux/moduleparam.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
+
+#include "model.h"
+
+const char * const vrnic_model_counter_names[VRNIC_MCNT_COUNT] = {
+	[VRNIC_MCNT_DMA_READS]		= "model_dma_reads",
+	[VRNIC_MCNT_DMA_READ_BYTES]	= "model_dma_read_bytes",
+	[VRNIC_MCNT_DMA_WRITES]		= "model_dma_writes",
+	[VRNIC_MCNT_DMA_WRITE_BYTES]	= "model_dma_write_bytes",
+	[VRNIC_MCNT_WQE_FETCHES]	= "model_wqe_fetches",
+	[VRNIC_MCNT_CQE_WRITES]		= "model_cqe_writes",
+	[VRNIC_MCNT_PCIE_TLPS_UP]	= "model_pcie_tlps_up",
+	[VRNIC_MCNT_PCIE_TLPS_DOWN]	= "model_pcie_tlps_down",
+	[VRNIC_MCNT_PCIE_BYTES_UP]	= "model_pcie_bytes_up",
+	[VRNIC_MCNT_PCIE_BYTES_DOWN]	= "model_pcie_bytes_down",
+	[VRNIC_MCNT_PCIE_UP_NS]		= "model_pcie_up_ns",
+	[VRNIC_MCNT_PCIE_DOWN_NS]	= "model_pcie_down_ns",
+	[VRNIC_MCNT_DMA_READ_NS]	= "model_dma_read_ns",
+	[VRNIC_MCNT_MRC_HITS]		= "model_mrc_hits",
+	[VRNIC_MCNT_MRC_MISSES]		= "model_mrc_misses",
+	[VRNIC_MCNT_MRC_EVICTIONS]	= "model_mrc_evictions",
+};
+
+const char * const vrnic_knob_names[VRNIC_KNOB_COUNT] = {
+	[VRNIC_KNOB_PCIE_GEN]			= "pcie.gen",
+	[VRNIC_KNOB_PCIE_LANES]			= "pcie.lanes",
+	[VRNIC_KNOB_PCIE_MPS]			= "pcie.mps",
+	[VRNIC_KNOB_PCIE_MRRS]			= "pcie.mrrs",
+	[VRNIC_KNOB_PCIE_ECRC]			= "pcie.ecrc",
+	[VRNIC_KNOB_DMA_READ_LATENCY_NS]	= "dma.read_latency_ns",
+	[VRNIC_KNOB_DMA_READ_PS_PER_BYTE]	= "dma.read_ps_per_byte",
+	[VRNIC_KNOB_MRC_ENTRIES]		= "mrc.entries",
+	[VRNIC_KNOB_CLOCK_MODE]			= "clock.mode",
+};
+
+static const char * const vrnic_clock_words[] = {
+	[VRNIC_CLOCK_OFF]	= "off",
+	[VRNIC_CLOCK_ACCOUNT]	= "account",
+};
+
+/*
+ * A knob's accepted values: an integer in [min, max], a power of two in it
+ * (@pow2), or one of @words.
+ */
+struct vrnic_knob {
+	const char		*unit;
+	u32			min, max;
+	bool			pow2;
+	const char * const	*words;
+	unsigned int		nwords;
+};
+
+static const struct vrnic_knob vrnic_knobs[VRNIC_KNOB_COUNT] = {
+	[VRNIC_KNOB_PCIE_GEN]		= { "", 1, 5 },
+	[VRNIC_KNOB_PCIE_LANES]		= { "lanes", 1, 16, true },
+	[VRNIC_KNOB_PCIE_MPS]		= { "bytes", 128, 4096, true },
+	[VRNIC_KNOB_PCIE_MRRS]		= { "bytes", 128, 4096, true },
+	[VRNIC_KNOB_PCIE_ECRC]		= { "", 0, 1 },
+	[VRNIC_KNOB_DMA_READ_LATENCY_NS] = { "ns", 0, 100000 },
+	[VRNIC_KNOB_DMA_READ_PS_PER_BYTE] = { "ps/byte", 0, 100000 },
+	[VRNIC_KNOB_MRC_ENTRIES]	= { "entries", 1, 65536 },
+	[VRNIC_KNOB_CLOCK_MODE]		= { .words = vrnic_clock_words,
+					    .nwords = ARRAY_SIZE(vrnic_clock_words) },
+};
+
+/*
+ * Defaults for new devices, from the module parameters: a PCIe Gen3 x16
+ * NIC with MPS 256 and MRRS 512, pcie-bench's measured DMA read latency
+ * (about 550 ns plus 0.3 ns per byte), a 1024-entry MR cache, no
+ * accounting.
+ */
+static u32 vrnic_defaults[VRNIC_KNOB_COUNT] = {
+	[VRNIC_KNOB_PCIE_GEN]			= 3,
+	[VRNIC_KNOB_PCIE_LANES]			= 16,
+	[VRNIC_KNOB_PCIE_MPS]			= 256,
+	[VRNIC_KNOB_PCIE_MRRS]			= 512,
+	[VRNIC_KNOB_PCIE_ECRC]			= 0,
+	[VRNIC_KNOB_DMA_READ_LATENCY_NS]	= 550,
+	[VRNIC_KNOB_DMA_READ_PS_PER_BYTE]	= 300,
+	[VRNIC_KNOB_MRC_ENTRIES]		= 1024,
+	[VRNIC_KNOB_CLOCK_MODE]			= VRNIC_CLOCK_OFF,
+};
+
+static bool vrnic_knob_ok(const struct vrnic_knob *k, u32 v)
+{
+	if (k->words)
+		return v < k->nwords;
+	return v >= k->min && v <= k->max && (!k->pow2 || is_power_of_2(v));
+}
+
+/* Parse @buf for knob @id: 0 and *@v, or -EINVAL. */
+static int vrnic_knob_parse(enum vrnic_knob_id id, const char *buf, u32 *v)
+{
+	const struct vrnic_knob *k = &vrnic_knobs[id];
+	unsigned int i;
+
+	if (k->words) {
+		for (i = 0; i < k->nwords; i++) {
+			if (sysfs_streq(buf, k->words[i])) {
+				*v = i;
+				return 0;
+			}
+		}
+		return -EINVAL;
+	}
+	if (kstrtou32(buf, 0, v) || !vrnic_knob_ok(k, *v))
+		return -EINVAL;
+	return 0;
+}
+
+/* What knob @id accepts, for error messages: "a power of 2 in 128..4096 (bytes)". */
+static void vrnic_knob_describe(enum vrnic_knob_id id, char *s, size_t n)
+{
+	const struct vrnic_knob *k = &vrnic_knobs[id];
+	unsigned int i;
+	size_t len;
+
+	if (k->words) {
+		len = scnprintf(s, n, "one of");
+		for (i = 0; i < k->nwords; i++)
+			len += scnprintf(s + len, n - len, " %s", k->words[i]);
+		return;
+	}
+	scnprintf(s, n, "%s %u..%u%s%s%s", k->pow2 ? "a power of 2 in" : "an integer in",
+		  k->min, k->max, *k->unit ? " (" : "", k->unit, *k->unit ? ")" : "");
+}
+
+static u32 vrnic_knob_get(struct vrnic_model *m, enum vrnic_knob_id id)
+{
+	switch (id) {
+	case VRNIC_KNOB_PCIE_GEN:
+		return READ_ONCE(m->pcie.gen);
+	case VRNIC_KNOB_PCIE_LANES:
+		return READ_ONCE(m->pcie.lanes);
+	case VRNIC_KNOB_PCIE_MPS:
+		return READ_ONCE(m->pcie.mps);
+	case VRNIC_KNOB_PCIE_MRRS:
+		return READ_ONCE(m->pcie.mrrs);
+	case VRNIC_KNOB_PCIE_ECRC:
+		return READ_ONCE(m->pcie.ecrc);
+	case VRNIC_KNOB_DMA_READ_LATENCY_NS:
+		return READ_ONCE(m->read_latency_ns);
+	case VRNIC_KNOB_DMA_READ_PS_PER_BYTE:
+		return READ_ONCE(m->read_ps_per_byte);
+	case VRNIC_KNOB_MRC_ENTRIES:
+		return READ_ONCE(m->mrc_entries);
+	case VRNIC_KNOB_CLOCK_MODE:
+		return READ_ONCE(m->clock);
+	default:
+		return 0;
+	}
+}
+
+/* @v is valid for @id.  Each field is valid alone, so readers need no lock. */
+static void vrnic_knob_set(struct vrnic_model *m, enum vrnic_knob_id id, u32 v)
+{
+	switch (id) {
+	case VRNIC_KNOB_PCIE_GEN:
+		WRITE_ONCE(m->pcie.gen, v);
+		break;
+	case VRNIC_KNOB_PCIE_LANES:
+		WRITE_ONCE(m->pcie.lanes, v);
+		break;
+	case VRNIC_KNOB_PCIE_MPS:
+		WRITE_ONCE(m->pcie.mps, v);
+		break;
+	case VRNIC_KNOB_PCIE_MRRS:
+		WRITE_ONCE(m->pcie.mrrs, v);
+		break;
+	case VRNIC_KNOB_PCIE_ECRC:
+		WRITE_ONCE(m->pcie.ecrc, v);
+		break;
+	case VRNIC_KNOB_DMA_READ_LATENCY_NS:
+		WRITE_ONCE(m->read_latency_ns, v);
+		break;
+	case VRNIC_KNOB_DMA_READ_PS_PER_BYTE:
+		WRITE_ONCE(m->read_ps_per_byte, v);
+		break;
+	case VRNIC_KNOB_MRC_ENTRIES:
+		WRITE_ONCE(m->mrc_entries, v);
+		break;
+	case VRNIC_KNOB_CLOCK_MODE:
+		WRITE_ONCE(m->clock, v);
+		break;
+	default:
+		break;
+	}
+}
+
+/**
+ * vrnic_model_init - a new device's model, from the module parameters
+ * @m:	the model
+ *
+ * Context: process.  Return: 0 or -ENOMEM.
+ */
+int vrnic_model_init(struct vrnic_model *m)
+{
+	enum vrnic_knob_id id;
+	int i;
+
+	mutex_init(&m->lock);
+	for (id = 0; id < VRNIC_KNOB_COUNT; id++)
+		vrnic_knob_set(m, id, vrnic_defaults[id]);
+	for (i = 0; i < VRNIC_MCNT_COUNT; i++)
+		atomic64_set(&m->cnt[i], 0);
+	return vrnic_mrc_init(&m->mrc, m->mrc_entries);
+}
+
+/* Free what the model allocated; safe to call twice. */
+void vrnic_model_fini(struct vrnic_model *m)
+{
+	vrnic_mrc_fini(&m->mrc);
+}
+
+/**
+ * vrnic_model_knob_show - a knob's value as sysfs shows it
+ * @m:		the model
+ * @id:		the knob
+ * @buf:	a sysfs page
+ *
+ * Integers plainly; a choice as its words with the current one in
+ * brackets ("[off] account").
+ */
+ssize_t vrnic_model_knob_show(struct vrnic_model *m, enum vrnic_knob_id id,
+			      char *buf)
+{
+	const struct vrnic_knob *k = &vrnic_knobs[id];
+	u32 v = vrnic_knob_get(m, id);
+	unsigned int i;
+	int len = 0;
+
+	if (!k->words)
+		return sysfs_emit(buf, "%u\n", v);
+	for (i = 0; i < k->nwords; i++)
+		len += sysfs_emit_at(buf, len, i == v ? "%s[%s]" : "%s%s",
+				     i ? " " : "", k->words[i]);
+	len += sysfs_emit_at(buf, len, "\n");
+	return len;
+}
+
+/**
+ * vrnic_model_knob_store - set a knob from what was written to its file
+ * @m:		the model
+ * @id:		the knob
+ * @buf:	the text written
+ * @dev:	the device, to name in the log
+ *
+ * Return: 0, or -EINVAL (logged with the values the knob accepts).
+ */
+int vrnic_model_knob_store(struct vrnic_model *m, enum vrnic_knob_id id,
+			   const char *buf, struct device *dev)
+{
+	char accepts[96];
+	u32 v;
+
+	if (vrnic_knob_parse(id, buf, &v)) {
+		vrnic_knob_describe(id, accepts, sizeof(accepts));
+		dev_warn_ratelimited(dev, "model/%s: \"%.*s\" rejected: it takes %s\n",
+				     vrnic_knob_names[id],
+				     (int)strcspn(buf, "\n"), buf, accepts);
+		return -EINVAL;
+	}
+	mutex_lock(&m->lock);
+	if (id == VRNIC_KNOB_MRC_ENTRIES && v != m->mrc_entries) {
+		/* A new size starts empty, as after a reset of the NIC's cache. */
+		int err = vrnic_mrc_resize(&m->mrc, v);
+
+		if (err) {
+			mutex_unlock(&m->lock);
+			return err;
+		}
+	}
+	vrnic_knob_set(m, id, v);
+	mutex_unlock(&m->lock);
+	return 0;
+}
+
+/**
+ * vrnic_model_mr_access - an access through an MR key: look the
+ *	translation up in the MR cache
+ * @m:		the model
+ * @key:	the lkey or rkey
+ * @pages:	MTT entries the access needs
+ * @res:	hit, miss or eviction
+ * @miss:	on a miss, the cost of fetching the MPT and MTT entries
+ *
+ * Context: any.  Return: true when the clock accounts (@res is valid).
+ */
+bool vrnic_model_mr_access(struct vrnic_model *m, u32 key, u32 pages,
+			   enum vrnic_mrc_result *res,
+			   struct vrnic_dma_cost *miss)
+{
+	if (likely(READ_ONCE(m->clock) == VRNIC_CLOCK_OFF))
+		return false;
+	*res = vrnic_mrc_lookup(&m->mrc, key >> 8);
+	if (*res == VRNIC_MRC_HIT) {
+		atomic64_inc(&m->cnt[VRNIC_MCNT_MRC_HITS]);
+		return true;
+	}
+	atomic64_inc(&m->cnt[VRNIC_MCNT_MRC_MISSES]);
+	if (*res == VRNIC_MRC_EVICT)
+		atomic64_inc(&m->cnt[VRNIC_MCNT_MRC_EVICTIONS]);
+	vrnic_model_dma(m, VRNIC_DMA_TO_DEVICE,
+			VRNIC_MPT_ENTRY_BYTES + pages * VRNIC_MTT_ENTRY_BYTES,
+			VRNIC_DMA_MPT, miss);
+	return true;
+}
+
+/**
+ * vrnic_model_mr_invalidate - the MR behind @key changed or went away
+ * @m:		the model
+ * @key:	its lkey or rkey
+ *
+ * Whatever the clock: a stale translation must not hit later.
+ */
+void vrnic_model_mr_invalidate(struct vrnic_model *m, u32 key)
+{
+	vrnic_mrc_invalidate(&m->mrc, key >> 8);
+}
+
+/**
+ * vrnic_dma_read_ns - modeled time of a DMA read until its data is there
+ * @latency_ns:		dma.read_latency_ns
+ * @ps_per_byte:	dma.read_ps_per_byte
+ * @len:		bytes read
+ */
+u64 vrnic_dma_read_ns(u32 latency_ns, u32 ps_per_byte, u32 len)
+{
+	return latency_ns + DIV_ROUND_UP_ULL((u64)len * ps_per_byte, 1000);
+}
+
+/**
+ * vrnic_model_dma - account one DMA of the engine
+ * @m:		the model
+ * @dir:	VRNIC_DMA_TO_DEVICE for a read of host memory
+ * @len:	bytes
+ * @kind:	what it moves
+ * @cost:	filled with its cost when accounted
+ *
+ * Context: any.  Return: true when the clock accounts (@cost is valid).
+ */
+bool vrnic_model_dma(struct vrnic_model *m, enum vrnic_dma_dir dir, u32 len,
+		     enum vrnic_dma_kind kind, struct vrnic_dma_cost *cost)
+{
+	struct vrnic_pcie_xfer x = {};
+	struct vrnic_pcie p;
+	u64 up_ns, down_ns;
+
+	if (likely(READ_ONCE(m->clock) == VRNIC_CLOCK_OFF) || !len)
+		return false;
+	p.gen = READ_ONCE(m->pcie.gen);
+	p.lanes = READ_ONCE(m->pcie.lanes);
+	p.mps = READ_ONCE(m->pcie.mps);
+	p.mrrs = READ_ONCE(m->pcie.mrrs);
+	p.ecrc = READ_ONCE(m->pcie.ecrc);
+
+	if (dir == VRNIC_DMA_TO_DEVICE) {
+		vrnic_pcie_read(&p, len, &x);
+		atomic64_inc(&m->cnt[VRNIC_MCNT_DMA_READS]);
+		atomic64_add(len, &m->cnt[VRNIC_MCNT_DMA_READ_BYTES]);
+	} else {
+		vrnic_pcie_write(&p, len, &x);
+		atomic64_inc(&m->cnt[VRNIC_MCNT_DMA_WRITES]);
+		atomic64_add(len, &m->cnt[VRNIC_MCNT_DMA_WRITE_BYTES]);
+	}
+	if (kind == VRNIC_DMA_SQ_WQE || kind == VRNIC_DMA_RQ_WQE)
+		atomic64_inc(&m->cnt[VRNIC_MCNT_WQE_FETCHES]);
+	else if (kind == VRNIC_DMA_CQE)
+		atomic64_inc(&m->cnt[VRNIC_MCNT_CQE_WRITES]);
+
+	up_ns = vrnic_pcie_ns(&p, x.bytes_up);
+	down_ns = x.bytes_down ? vrnic_pcie_ns(&p, x.bytes_down) : 0;
+	atomic64_add(x.tlps_up, &m->cnt[VRNIC_MCNT_PCIE_TLPS_UP]);
+	atomic64_add(x.tlps_down, &m->cnt[VRNIC_MCNT_PCIE_TLPS_DOWN]);
+	atomic64_add(x.bytes_up, &m->cnt[VRNIC_MCNT_PCIE_BYTES_UP]);
+	atomic64_add(x.bytes_down, &m->cnt[VRNIC_MCNT_PCIE_BYTES_DOWN]);
+	atomic64_add(up_ns, &m->cnt[VRNIC_MCNT_PCIE_UP_NS]);
+	atomic64_add(down_ns, &m->cnt[VRNIC_MCNT_PCIE_DOWN_NS]);
+
+	cost->tlps = x.tlps_up + x.tlps_down;
+	cost->link_bytes = x.bytes_up + x.bytes_down;
+	if (dir == VRNIC_DMA_TO_DEVICE) {
+		/* A read waits for its data: latency, then the completions. */
+		cost->ns = vrnic_dma_read_ns(READ_ONCE(m->read_latency_ns),
+					     READ_ONCE(m->read_ps_per_byte), len);
+		atomic64_add(cost->ns, &m->cnt[VRNIC_MCNT_DMA_READ_NS]);
+	} else {
+		/* A posted write is done once it is on the link. */
+		cost->ns = up_ns;
+	}
+	return true;
+}
+
+/*
+ * Module parameters: the knobs' defaults for devices created afterwards,
+ * validated as the knobs are.
+ */
+static int vrnic_param_set(const char *val, const struct kernel_param *kp)
+{
+	enum vrnic_knob_id id = (u32 *)kp->arg - vrnic_defaults;
+	char accepts[96];
+	u32 v;
+
+	if (vrnic_knob_parse(id, val, &v)) {
+		vrnic_knob_describe(id, accepts, sizeof(accepts));
+		pr_err("vrnic: parameter %s: \"%s\" rejected: it takes %s\n",
+		       kp->name, val, accepts);
+		return -EINVAL;
+	}
+	*(u32 *)kp->arg = v;
+	return 0;
+}
+
+static int vrnic_param_get(char *buf, const struct kernel_param *kp)
+{
+	enum vrnic_knob_id id = (u32 *)kp->arg - vrnic_defaults;
+	const struct vrnic_knob *k = &vrnic_knobs[id];
+	u32 v = *(u32 *)kp->arg;
+
+	if (k->words)
+		return sysfs_emit(buf, "%s\n", k->words[v]);
+	return sysfs_emit(buf, "%u\n", v);
+}
+
+static const struct kernel_param_ops vrnic_param_ops = {
+	.set = vrnic_param_set,
+	.get = vrnic_param_get,
+};
+
+#define VRNIC_PARAM(name, id, desc)					\
+	module_param_cb(name, &vrnic_param_ops, &vrnic_defaults[id], 0444); \
+	MODULE_PARM_DESC(name, desc)
+
+VRNIC_PARAM(pcie_gen, VRNIC_KNOB_PCIE_GEN,
+	    "default pcie.gen: PCIe generation 1..5 (3)");
+VRNIC_PARAM(pcie_lanes, VRNIC_KNOB_PCIE_LANES,
+	    "default pcie.lanes: link width 1, 2, 4, 8 or 16 (16)");
+VRNIC_PARAM(pcie_mps, VRNIC_KNOB_PCIE_MPS,
+	    "default pcie.mps: Max Payload Size, bytes, 128..4096 (256)");
+VRNIC_PARAM(pcie_mrrs, VRNIC_KNOB_PCIE_MRRS,
+	    "default pcie.mrrs: Max Read Request Size, bytes, 128..4096 (512)");
+VRNIC_PARAM(pcie_ecrc, VRNIC_KNOB_PCIE_ECRC,
+	    "default pcie.ecrc: 1 adds a 4-byte ECRC to every TLP (0)");
+VRNIC_PARAM(dma_read_latency_ns, VRNIC_KNOB_DMA_READ_LATENCY_NS,
+	    "default dma.read_latency_ns: fixed DMA read latency, ns (550)");
+VRNIC_PARAM(dma_read_ps_per_byte, VRNIC_KNOB_DMA_READ_PS_PER_BYTE,
+	    "default dma.read_ps_per_byte: DMA read time per byte, ps (300)");
+VRNIC_PARAM(mrc_entries, VRNIC_KNOB_MRC_ENTRIES,
+	    "default mrc.entries: MR translation cache entries, 1..65536 (1024)");
+VRNIC_PARAM(clock_mode, VRNIC_KNOB_CLOCK_MODE,
+	    "default clock.mode: off or account (off)");

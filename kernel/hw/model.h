@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * vrnic hardware model: the per-device model state, its knobs and its
+ * counters.
+ *
+ * Each block answers "what would this cost on the modeled NIC"; this file
+ * holds their configuration (knobs, under /sys/class/infiniband/<dev>/model/
+ * as <block>.<knob>, with module parameters as defaults) and what they
+ * counted.  With clock.mode off nothing is accounted and the data path pays
+ * one branch; with account every DMA the engine makes is costed through
+ * the pcie block and counted.  Documentation/model.rst has the formulas.
+ *
+ * Copyright (c) 2026 The vrnic authors
+ */
+
+#ifndef VRNIC_HW_MODEL_H
+#define VRNIC_HW_MODEL_H
+
+#include <linux/atomic.h>
+#include <linux/mutex.h>
+#include <linux/sysfs.h>
+#include <linux/types.h>
+
+#include "dma.h"
+#include "mrc.h"
+#include "pcie.h"
+
+enum vrnic_clock_mode {
+	VRNIC_CLOCK_OFF,	/* no accounting: the fast path */
+	VRNIC_CLOCK_ACCOUNT,	/* counters and modeled time only */
+};
+
+/* What a DMA moves, for the counters and the dma tracepoint. */
+enum vrnic_dma_kind {
+	VRNIC_DMA_PAYLOAD,	/* message data: gather, scatter, atomics */
+	VRNIC_DMA_SQ_WQE,	/* a send WQE fetched */
+	VRNIC_DMA_RQ_WQE,	/* a receive WQE fetched */
+	VRNIC_DMA_CQE,		/* a completion written */
+	VRNIC_DMA_MPT,		/* an MPT entry and MTT entries: a cache miss */
+};
+
+/* What the MR cache fetches on a miss: the MPT entry, and 8 B per page. */
+#define VRNIC_MPT_ENTRY_BYTES	64
+#define VRNIC_MTT_ENTRY_BYTES	8
+
+/* The model's counters, appended to the device's rdma_hw_stats. */
+enum vrnic_model_counter {
+	VRNIC_MCNT_DMA_READS,
+	VRNIC_MCNT_DMA_READ_BYTES,
+	VRNIC_MCNT_DMA_WRITES,
+	VRNIC_MCNT_DMA_WRITE_BYTES,
+	VRNIC_MCNT_WQE_FETCHES,
+	VRNIC_MCNT_CQE_WRITES,
+	VRNIC_MCNT_PCIE_TLPS_UP,
+	VRNIC_MCNT_PCIE_TLPS_DOWN,
+	VRNIC_MCNT_PCIE_BYTES_UP,
+	VRNIC_MCNT_PCIE_BYTES_DOWN,
+	VRNIC_MCNT_PCIE_UP_NS,
+	VRNIC_MCNT_PCIE_DOWN_NS,
+	VRNIC_MCNT_DMA_READ_NS,
+	VRNIC_MCNT_MRC_HITS,
+	VRNIC_MCNT_MRC_MISSES,
+	VRNIC_MCNT_MRC_EVICTIONS,
+	VRNIC_MCNT_COUNT
+};
+
+extern const char * const vrnic_model_counter_names[VRNIC_MCNT_COUNT];
+
+/**
+ * struct vrnic_model - one device's hardware model
+ * @lock:		serialises knob writes (readers take a snapshot with
+ *			READ_ONCE; every field is valid on its own)
+ * @pcie:		the pcie.* knobs
+ * @read_latency_ns:	dma.read_latency_ns
+ * @read_ps_per_byte:	dma.read_ps_per_byte
+ * @clock:		clock.mode
+ * @mrc_entries:	mrc.entries
+ * @mrc:		the MR translation cache
+ * @cnt:		what the model counted
+ */
+struct vrnic_model {
+	struct mutex		lock;	/* knob writes */
+	struct vrnic_pcie	pcie;
+	u32			read_latency_ns;
+	u32			read_ps_per_byte;
+	enum vrnic_clock_mode	clock;
+	u32			mrc_entries;
+	struct vrnic_mrc	mrc;
+	atomic64_t		cnt[VRNIC_MCNT_COUNT];
+};
+
+/* The cost of one DMA, for the dma tracepoint. */
+struct vrnic_dma_cost {
+	u32	tlps;		/* both directions */
+	u64	link_bytes;	/* both directions */
+	u64	ns;		/* modeled time until the data is there */
+};
+
+/* The knobs, in the order "vrnicctl model show" lists them. */
+enum vrnic_knob_id {
+	VRNIC_KNOB_PCIE_GEN,
+	VRNIC_KNOB_PCIE_LANES,
+	VRNIC_KNOB_PCIE_MPS,
+	VRNIC_KNOB_PCIE_MRRS,
+	VRNIC_KNOB_PCIE_ECRC,
+	VRNIC_KNOB_DMA_READ_LATENCY_NS,
+	VRNIC_KNOB_DMA_READ_PS_PER_BYTE,
+	VRNIC_KNOB_MRC_ENTRIES,
+	VRNIC_KNOB_CLOCK_MODE,
+	VRNIC_KNOB_COUNT
+};
+
+extern const char * const vrnic_knob_names[VRNIC_KNOB_COUNT];
+
+struct device;
+
+int vrnic_model_init(struct vrnic_model *m);
+void vrnic_model_fini(struct vrnic_model *m);
+ssize_t vrnic_model_knob_show(struct vrnic_model *m, enum vrnic_knob_id id,
+			      char *buf);
+int vrnic_model_knob_store(struct vrnic_model *m, enum vrnic_knob_id id,
+			   const char *buf, struct device *dev);
+bool vrnic_model_dma(struct vrnic_model *m, enum vrnic_dma_dir dir, u32 len,
+		     enum vrnic_dma_kind kind, struct vrnic_dma_cost *cost);
+bool vrnic_model_mr_access(struct vrnic_model *m, u32 key, u32 pages,
+			   enum vrnic_mrc_result *res,
+			   struct vrnic_dma_cost *miss);
+void vrnic_model_mr_invalidate(struct vrnic_model *m, u32 key);
+
+/* Helpers for the KUnit suite. */
+u64 vrnic_dma_read_ns(u32 latency_ns, u32 ps_per_byte, u32 len);
+
+#endif /* VRNIC_HW_MODEL_H */

@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * vrnic hardware model: the MR translation cache (see mrc.h).
+ *
+ * Copyright (c) 2026 The vrnic authors
+ */
+
+#include <linux/hash.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+
+#include "mrc.h"
+
+struct vrnic_mrc_store {
+	struct vrnic_mrc_entry	*e;
+	struct hlist_head	*buckets;
+	u32			entries;
+	u32			mask;
+};
+
+static int vrnic_mrc_alloc(struct vrnic_mrc_store *s, u32 entries)
+{
+	u32 nb = roundup_pow_of_two(max_t(u32, entries, 2));
+
+	s->e = kvcalloc(entries, sizeof(*s->e), GFP_KERNEL);
+	s->buckets = kvcalloc(nb, sizeof(*s->buckets), GFP_KERNEL);
+	if (!s->e || !s->buckets) {
+		kvfree(s->e);
+		kvfree(s->buckets);
+		return -ENOMEM;
+	}
+	s->entries = entries;
+	s->mask = nb - 1;
+	return 0;
+}
+
+/* Install @s as the (empty) cache.  Caller holds c->lock or owns @c. */
+static void vrnic_mrc_install(struct vrnic_mrc *c, struct vrnic_mrc_store *s)
+{
+	u32 i;
+
+	c->e = s->e;
+	c->buckets = s->buckets;
+	c->entries = s->entries;
+	c->mask = s->mask;
+	INIT_LIST_HEAD(&c->lru);
+	INIT_LIST_HEAD(&c->free);
+	for (i = 0; i < c->entries; i++)
+		list_add_tail(&c->e[i].lru, &c->free);
+}
+
+/**
+ * vrnic_mrc_init - an empty cache of @entries entries
+ * @c:		the cache
+ * @entries:	capacity, at least 1
+ *
+ * Context: process.  Return: 0 or -ENOMEM.
+ */
+int vrnic_mrc_init(struct vrnic_mrc *c, u32 entries)
+{
+	struct vrnic_mrc_store s;
+	int err;
+
+	spin_lock_init(&c->lock);
+	c->e = NULL;
+	c->buckets = NULL;
+	err = vrnic_mrc_alloc(&s, entries);
+	if (err)
+		return err;
+	vrnic_mrc_install(c, &s);
+	return 0;
+}
+
+/* Free the cache's memory; safe to call twice. */
+void vrnic_mrc_fini(struct vrnic_mrc *c)
+{
+	kvfree(c->e);
+	kvfree(c->buckets);
+	c->e = NULL;
+	c->buckets = NULL;
+	c->entries = 0;
+}
+
+/**
+ * vrnic_mrc_resize - replace the cache by an empty one of @entries entries
+ * @c:		the cache
+ * @entries:	the new capacity
+ *
+ * Context: process (allocates).  Return: 0, or -ENOMEM with @c unchanged.
+ */
+int vrnic_mrc_resize(struct vrnic_mrc *c, u32 entries)
+{
+	struct vrnic_mrc_store s, old;
+	unsigned long flags;
+	int err;
+
+	err = vrnic_mrc_alloc(&s, entries);
+	if (err)
+		return err;
+	spin_lock_irqsave(&c->lock, flags);
+	old.e = c->e;
+	old.buckets = c->buckets;
+	vrnic_mrc_install(c, &s);
+	spin_unlock_irqrestore(&c->lock, flags);
+	kvfree(old.e);
+	kvfree(old.buckets);
+	return 0;
+}
+
+static struct hlist_head *vrnic_mrc_bucket(struct vrnic_mrc *c, u32 tag)
+{
+	return &c->buckets[hash_32(tag, 32) & c->mask];
+}
+
+static struct vrnic_mrc_entry *vrnic_mrc_find(struct vrnic_mrc *c, u32 tag)
+{
+	struct vrnic_mrc_entry *e;
+
+	hlist_for_each_entry(e, vrnic_mrc_bucket(c, tag), node)
+		if (e->tag == tag)
+			return e;
+	return NULL;
+}
+
+/**
+ * vrnic_mrc_lookup - look @tag up, and put it in the cache on a miss
+ * @c:		the cache
+ * @tag:	the key's MPT index
+ *
+ * Context: any.  Return: whether it hit, missed, or missed and evicted.
+ */
+enum vrnic_mrc_result vrnic_mrc_lookup(struct vrnic_mrc *c, u32 tag)
+{
+	enum vrnic_mrc_result r = VRNIC_MRC_MISS;
+	struct vrnic_mrc_entry *e;
+	unsigned long flags;
+
+	spin_lock_irqsave(&c->lock, flags);
+	e = vrnic_mrc_find(c, tag);
+	if (e) {
+		list_move(&e->lru, &c->lru);
+		spin_unlock_irqrestore(&c->lock, flags);
+		return VRNIC_MRC_HIT;
+	}
+	if (!list_empty(&c->free)) {
+		e = list_first_entry(&c->free, struct vrnic_mrc_entry, lru);
+	} else {
+		e = list_last_entry(&c->lru, struct vrnic_mrc_entry, lru);
+		hlist_del(&e->node);
+		r = VRNIC_MRC_EVICT;
+	}
+	e->tag = tag;
+	hlist_add_head(&e->node, vrnic_mrc_bucket(c, tag));
+	list_move(&e->lru, &c->lru);
+	spin_unlock_irqrestore(&c->lock, flags);
+	return r;
+}
+
+/**
+ * vrnic_mrc_invalidate - drop @tag's translation (MR deregistered,
+ *	invalidated or registered again)
+ * @c:		the cache
+ * @tag:	the key's MPT index
+ *
+ * Context: any.
+ */
+void vrnic_mrc_invalidate(struct vrnic_mrc *c, u32 tag)
+{
+	struct vrnic_mrc_entry *e;
+	unsigned long flags;
+
+	spin_lock_irqsave(&c->lock, flags);
+	e = c->e ? vrnic_mrc_find(c, tag) : NULL;
+	if (e) {
+		hlist_del(&e->node);
+		list_move(&e->lru, &c->free);
+	}
+	spin_unlock_irqrestore(&c->lock, flags);
+}
+
+/* Entries in use. */
+u32 vrnic_mrc_used(struct vrnic_mrc *c)
+{
+	struct list_head *p;
+	unsigned long flags;
+	u32 n = 0;
+
+	spin_lock_irqsave(&c->lock, flags);
+	list_for_each(p, &c->lru)
+		n++;
+	spin_unlock_irqrestore(&c->lock, flags);
+	return n;
+}

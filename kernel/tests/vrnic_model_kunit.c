@@ -1,0 +1,363 @@
+// SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
+/*
+ * KUnit tests for the hardware model's PCIe link and DMA accounting: link
+ * bandwidth and large-write goodput against values computed by hand from
+ * the pcie-bench model (Neugebauer et al., SIGCOMM 2018) for Gen3/Gen4,
+ * x8/x16, MPS 128/256/512; TLP and byte counts for writes and reads; the
+ * knobs' validation; and that clock.mode off accounts nothing.
+ *
+ * Copyright (c) 2026 The vrnic authors
+ */
+
+#include <kunit/test.h>
+#include <linux/math64.h>
+#include <linux/string.h>
+
+#include "../hw/model.h"
+#include "../hw/mrc.h"
+#include "../hw/pcie.h"
+
+struct pcie_bw_case {
+	const char *name;
+	u8 gen, lanes;
+	u16 mps;
+	u64 tlp_kbps;		/* link bandwidth left for TLPs */
+	u32 write_mbps;		/* goodput of a 1 MiB DMA write */
+};
+
+/*
+ * Hand-computed: raw = GT/s x lanes x 128/130; less 2 DLLPs of 8 B per
+ * Ack/UpdateFC interval and 4 B SKIP per 1538 B; goodput = that x
+ * 2^20 / (2^20 + TLPs x 24).  pcie-bench's paper gives 47.7, 52.9 and 54.7
+ * Gb/s for Gen3 x8 at MPS 128, 256 and 512.
+ */
+static const struct pcie_bw_case pcie_bw_cases[] = {
+	{ "gen3_x8_mps128", 3, 8, 128, 56665936, 47719 },
+	{ "gen3_x8_mps256", 3, 8, 256, 57884766, 52923 },
+	{ "gen3_x8_mps512", 3, 8, 512, 57311681, 54745 },
+	{ "gen3_x16_mps128", 3, 16, 128, 111699572, 94063 },
+	{ "gen3_x16_mps256", 3, 16, 256, 113700060, 103954 },
+	{ "gen3_x16_mps512", 3, 16, 512, 114623363, 109491 },
+	{ "gen4_x8_mps128", 4, 8, 128, 113331872, 95437 },
+	{ "gen4_x8_mps256", 4, 8, 256, 115769531, 105846 },
+	{ "gen4_x8_mps512", 4, 8, 512, 114623363, 109491 },
+	{ "gen4_x16_mps128", 4, 16, 128, 223399144, 188126 },
+	{ "gen4_x16_mps256", 4, 16, 256, 227400121, 207909 },
+	{ "gen4_x16_mps512", 4, 16, 512, 229246726, 218982 },
+};
+
+static void pcie_bw_desc(const struct pcie_bw_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(pcie_bw, pcie_bw_cases, pcie_bw_desc);
+
+/* |got - want| within 0.1% of want. */
+static bool close_enough(u64 got, u64 want)
+{
+	u64 d = got > want ? got - want : want - got;
+
+	return d * 1000 <= want;
+}
+
+static void vrnic_pcie_matches_pcie_bench(struct kunit *test)
+{
+	const struct pcie_bw_case *c = test->param_value;
+	struct vrnic_pcie p = { c->gen, c->lanes, c->mps, 512, false };
+	struct vrnic_pcie_xfer x = {};
+	u32 len = 1 << 20;
+	u64 kbps, ns, mbps;
+
+	KUNIT_ASSERT_TRUE(test, vrnic_pcie_valid(&p));
+	kbps = vrnic_pcie_kbps(&p);
+	KUNIT_EXPECT_TRUE_MSG(test, close_enough(kbps, c->tlp_kbps),
+			      "TLP bandwidth %llu kbit/s, want %llu", kbps, c->tlp_kbps);
+	vrnic_pcie_write(&p, len, &x);
+	KUNIT_EXPECT_EQ(test, x.tlps_up, len / c->mps);
+	KUNIT_EXPECT_EQ(test, x.bytes_up, (u64)len + (u64)(len / c->mps) * 24);
+	KUNIT_EXPECT_EQ(test, x.tlps_down, 0);
+	ns = vrnic_pcie_ns(&p, x.bytes_up);
+	mbps = div64_u64((u64)len * 8 * 1000, ns);
+	KUNIT_EXPECT_TRUE_MSG(test, close_enough(mbps, c->write_mbps),
+			      "write goodput %llu Mb/s, want %u", mbps, c->write_mbps);
+}
+
+/* Small and unaligned lengths: whole TLPs, header and DLL bytes each. */
+static void vrnic_pcie_tlp_counts(struct kunit *test)
+{
+	struct vrnic_pcie p = { 3, 8, 128, 512, false };
+	struct vrnic_pcie_xfer x = {};
+
+	vrnic_pcie_write(&p, 300, &x);		/* 128 + 128 + 44 */
+	KUNIT_EXPECT_EQ(test, x.tlps_up, 3);
+	KUNIT_EXPECT_EQ(test, x.bytes_up, 300 + 3 * 24);
+
+	memset(&x, 0, sizeof(x));
+	vrnic_pcie_read(&p, 100, &x);		/* one request, one completion */
+	KUNIT_EXPECT_EQ(test, x.tlps_up, 1);
+	KUNIT_EXPECT_EQ(test, x.bytes_up, 24);
+	KUNIT_EXPECT_EQ(test, x.tlps_down, 1);
+	KUNIT_EXPECT_EQ(test, x.bytes_down, 100 + 20);
+
+	/* 1300 B at MRRS 512: requests of 512, 512, 276; MPS 128 completions. */
+	memset(&x, 0, sizeof(x));
+	vrnic_pcie_read(&p, 1300, &x);
+	KUNIT_EXPECT_EQ(test, x.tlps_up, 3);
+	KUNIT_EXPECT_EQ(test, x.tlps_down, 4 + 4 + 3);
+	KUNIT_EXPECT_EQ(test, x.bytes_down, 1300 + 11 * 20);
+
+	/* ECRC: 4 more bytes on every TLP. */
+	p.ecrc = true;
+	memset(&x, 0, sizeof(x));
+	vrnic_pcie_read(&p, 1300, &x);
+	KUNIT_EXPECT_EQ(test, x.bytes_up, 3 * 28);
+	KUNIT_EXPECT_EQ(test, x.bytes_down, 1300 + 11 * 24);
+
+	/* MRRS larger than MPS: more completions than requests. */
+	p.ecrc = false;
+	p.mps = 256;
+	p.mrrs = 4096;
+	memset(&x, 0, sizeof(x));
+	vrnic_pcie_read(&p, 8192, &x);
+	KUNIT_EXPECT_EQ(test, x.tlps_up, 2);
+	KUNIT_EXPECT_EQ(test, x.tlps_down, 32);
+}
+
+/* 8b/10b for Gen1 and Gen2, and the Gen1 x1 DLLP interval. */
+static void vrnic_pcie_encoding(struct kunit *test)
+{
+	struct vrnic_pcie g1 = { 1, 1, 128, 128, false };
+	struct vrnic_pcie g2 = { 2, 1, 128, 128, false };
+	u64 raw1 = 2000000;
+
+	KUNIT_EXPECT_EQ(test, vrnic_pcie_kbps(&g1),
+			raw1 - div_u64(raw1 * 16, 237) - div_u64(raw1 * 4, 1538));
+	KUNIT_EXPECT_GT(test, vrnic_pcie_kbps(&g2), vrnic_pcie_kbps(&g1));
+}
+
+static void vrnic_pcie_rejects_bad_config(struct kunit *test)
+{
+	static const struct vrnic_pcie bad[] = {
+		{ 0, 8, 256, 512 }, { 6, 8, 256, 512 }, { 3, 3, 256, 512 },
+		{ 3, 32, 256, 512 }, { 3, 8, 100, 512 }, { 3, 8, 8192, 512 },
+		{ 3, 8, 256, 64 }, { 3, 8, 256, 768 },
+	};
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		KUNIT_EXPECT_FALSE_MSG(test, vrnic_pcie_valid(&bad[i]), "case %d", i);
+}
+
+struct knob_case {
+	const char *name;
+	enum vrnic_knob_id id;
+	const char *text;
+	int err;
+};
+
+static const struct knob_case knob_cases[] = {
+	{ "gen_ok", VRNIC_KNOB_PCIE_GEN, "4\n", 0 },
+	{ "gen_zero", VRNIC_KNOB_PCIE_GEN, "0", -EINVAL },
+	{ "gen_six", VRNIC_KNOB_PCIE_GEN, "6", -EINVAL },
+	{ "lanes_ok", VRNIC_KNOB_PCIE_LANES, "8", 0 },
+	{ "lanes_not_pow2", VRNIC_KNOB_PCIE_LANES, "12", -EINVAL },
+	{ "mps_ok", VRNIC_KNOB_PCIE_MPS, "512", 0 },
+	{ "mps_small", VRNIC_KNOB_PCIE_MPS, "100", -EINVAL },
+	{ "mps_huge", VRNIC_KNOB_PCIE_MPS, "8192", -EINVAL },
+	{ "mps_text", VRNIC_KNOB_PCIE_MPS, "big", -EINVAL },
+	{ "mps_negative", VRNIC_KNOB_PCIE_MPS, "-256", -EINVAL },
+	{ "mrrs_ok", VRNIC_KNOB_PCIE_MRRS, "4096", 0 },
+	{ "ecrc_two", VRNIC_KNOB_PCIE_ECRC, "2", -EINVAL },
+	{ "latency_ok", VRNIC_KNOB_DMA_READ_LATENCY_NS, "100000", 0 },
+	{ "latency_over", VRNIC_KNOB_DMA_READ_LATENCY_NS, "100001", -EINVAL },
+	{ "clock_account", VRNIC_KNOB_CLOCK_MODE, "account\n", 0 },
+	{ "clock_unknown", VRNIC_KNOB_CLOCK_MODE, "fast", -EINVAL },
+	{ "clock_number", VRNIC_KNOB_CLOCK_MODE, "1", -EINVAL },
+	{ "empty", VRNIC_KNOB_PCIE_GEN, "", -EINVAL },
+	{ "mrc_ok", VRNIC_KNOB_MRC_ENTRIES, "4", 0 },
+	{ "mrc_zero", VRNIC_KNOB_MRC_ENTRIES, "0", -EINVAL },
+	{ "mrc_over", VRNIC_KNOB_MRC_ENTRIES, "65537", -EINVAL },
+};
+
+static void knob_desc(const struct knob_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(knob, knob_cases, knob_desc);
+
+/* A rejected value leaves the knob as it was. */
+static void vrnic_model_knob_validation(struct kunit *test)
+{
+	const struct knob_case *c = test->param_value;
+	struct vrnic_model *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
+	/* sysfs_emit() wants a page, as sysfs gives it. */
+	char *before = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	char *after = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	KUNIT_ASSERT_NOT_NULL(test, before);
+	KUNIT_ASSERT_NOT_NULL(test, after);
+	KUNIT_ASSERT_EQ(test, vrnic_model_init(m), 0);
+	vrnic_model_knob_show(m, c->id, before);
+	KUNIT_EXPECT_EQ(test, vrnic_model_knob_store(m, c->id, c->text, NULL), c->err);
+	vrnic_model_knob_show(m, c->id, after);
+	if (c->err)
+		KUNIT_EXPECT_STREQ(test, after, before);
+	else if (c->id == VRNIC_KNOB_CLOCK_MODE)
+		KUNIT_EXPECT_STREQ(test, after, "off [account]\n");
+	else
+		KUNIT_EXPECT_EQ(test, strncmp(after, c->text, strcspn(c->text, "\n")), 0);
+	vrnic_model_fini(m);
+}
+
+/* Off accounts nothing; account counts reads, writes, TLPs and time. */
+static void vrnic_model_accounts(struct kunit *test)
+{
+	struct vrnic_model *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
+	struct vrnic_dma_cost c;
+
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	KUNIT_ASSERT_EQ(test, vrnic_model_init(m), 0);
+	KUNIT_EXPECT_FALSE(test, vrnic_model_dma(m, VRNIC_DMA_TO_DEVICE, 4096,
+						 VRNIC_DMA_PAYLOAD, &c));
+	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_DMA_READS]), 0);
+
+	KUNIT_ASSERT_EQ(test, vrnic_model_knob_store(m, VRNIC_KNOB_CLOCK_MODE,
+						     "account", NULL), 0);
+	/* Defaults: Gen3 x16, MPS 256, MRRS 512, 550 ns + 300 ps/B. */
+	KUNIT_EXPECT_TRUE(test, vrnic_model_dma(m, VRNIC_DMA_TO_DEVICE, 4096,
+						VRNIC_DMA_PAYLOAD, &c));
+	KUNIT_EXPECT_EQ(test, c.tlps, 8 + 16);
+	KUNIT_EXPECT_EQ(test, c.link_bytes, 8 * 24 + 4096 + 16 * 20);
+	KUNIT_EXPECT_EQ(test, c.ns, 550 + 4096 * 300 / 1000 + 1);
+	KUNIT_EXPECT_TRUE(test, vrnic_model_dma(m, VRNIC_DMA_FROM_DEVICE, 64,
+						VRNIC_DMA_CQE, &c));
+	KUNIT_EXPECT_EQ(test, c.tlps, 1);
+	KUNIT_EXPECT_EQ(test, c.link_bytes, 64 + 24);
+	KUNIT_EXPECT_GT(test, c.ns, 0);
+
+	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_DMA_READS]), 1);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_DMA_READ_BYTES]), 4096);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_DMA_WRITES]), 1);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_CQE_WRITES]), 1);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_PCIE_TLPS_UP]), 8 + 1);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_PCIE_TLPS_DOWN]), 16);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_DMA_READ_NS]),
+			550 + 1229);
+	vrnic_model_fini(m);
+}
+
+/* A 3-entry cache, one access per step: LRU order, hits, evictions. */
+static void vrnic_mrc_lru(struct kunit *test)
+{
+	static const struct {
+		u32 tag;
+		enum vrnic_mrc_result want;
+	} steps[] = {
+		{ 1, VRNIC_MRC_MISS }, { 2, VRNIC_MRC_MISS }, { 3, VRNIC_MRC_MISS },
+		{ 1, VRNIC_MRC_HIT },		/* LRU now 2, then 3, then 1 */
+		{ 4, VRNIC_MRC_EVICT },		/* 2 out */
+		{ 3, VRNIC_MRC_HIT },
+		{ 2, VRNIC_MRC_EVICT },		/* 1 out */
+		{ 4, VRNIC_MRC_HIT }, { 3, VRNIC_MRC_HIT }, { 2, VRNIC_MRC_HIT },
+		{ 1, VRNIC_MRC_EVICT },		/* 4 out */
+		{ 4, VRNIC_MRC_EVICT },
+	};
+	struct vrnic_mrc c;
+	int i;
+
+	KUNIT_ASSERT_EQ(test, vrnic_mrc_init(&c, 3), 0);
+	for (i = 0; i < ARRAY_SIZE(steps); i++)
+		KUNIT_EXPECT_EQ_MSG(test, vrnic_mrc_lookup(&c, steps[i].tag),
+				    steps[i].want, "step %d tag %u", i, steps[i].tag);
+	KUNIT_EXPECT_EQ(test, vrnic_mrc_used(&c), 3);
+	vrnic_mrc_fini(&c);
+}
+
+/* Invalidation frees the entry; a resize starts empty; working sets. */
+static void vrnic_mrc_invalidate_resize(struct kunit *test)
+{
+	struct vrnic_mrc c;
+	u32 round, tag, misses;
+
+	KUNIT_ASSERT_EQ(test, vrnic_mrc_init(&c, 2), 0);
+	vrnic_mrc_lookup(&c, 7);
+	vrnic_mrc_lookup(&c, 8);
+	vrnic_mrc_invalidate(&c, 7);
+	vrnic_mrc_invalidate(&c, 99);		/* not cached: nothing */
+	KUNIT_EXPECT_EQ(test, vrnic_mrc_used(&c), 1);
+	KUNIT_EXPECT_EQ(test, vrnic_mrc_lookup(&c, 7), VRNIC_MRC_MISS);
+	KUNIT_EXPECT_EQ(test, vrnic_mrc_lookup(&c, 8), VRNIC_MRC_HIT);
+
+	/* Cycling 8 keys through 4 entries misses every time (LRU). */
+	KUNIT_ASSERT_EQ(test, vrnic_mrc_resize(&c, 4), 0);
+	KUNIT_EXPECT_EQ(test, vrnic_mrc_used(&c), 0);
+	misses = 0;
+	for (round = 0; round < 4; round++)
+		for (tag = 0; tag < 8; tag++)
+			misses += vrnic_mrc_lookup(&c, tag) != VRNIC_MRC_HIT;
+	KUNIT_EXPECT_EQ(test, misses, 32);
+	/* ... and 4 keys through 4 entries miss only the first round. */
+	misses = 0;
+	for (round = 0; round < 4; round++)
+		for (tag = 100; tag < 104; tag++)
+			misses += vrnic_mrc_lookup(&c, tag) != VRNIC_MRC_HIT;
+	KUNIT_EXPECT_EQ(test, misses, 4);
+	vrnic_mrc_fini(&c);
+	vrnic_mrc_fini(&c);			/* twice is safe */
+}
+
+/* The model's side: counters and the MPT/MTT fetch of a miss. */
+static void vrnic_model_mr_cache(struct kunit *test)
+{
+	struct vrnic_model *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
+	enum vrnic_mrc_result res;
+	struct vrnic_dma_cost miss;
+
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	KUNIT_ASSERT_EQ(test, vrnic_model_init(m), 0);
+	KUNIT_EXPECT_FALSE(test, vrnic_model_mr_access(m, 0x1234, 1, &res, &miss));
+	KUNIT_ASSERT_EQ(test, vrnic_model_knob_store(m, VRNIC_KNOB_CLOCK_MODE,
+						     "account", NULL), 0);
+	KUNIT_ASSERT_EQ(test, vrnic_model_knob_store(m, VRNIC_KNOB_MRC_ENTRIES,
+						     "1", NULL), 0);
+	KUNIT_EXPECT_TRUE(test, vrnic_model_mr_access(m, 0x1234, 3, &res, &miss));
+	KUNIT_EXPECT_EQ(test, res, VRNIC_MRC_MISS);
+	/* 64 B MPT entry + 3 x 8 B MTT: one read request, one completion. */
+	KUNIT_EXPECT_EQ(test, miss.tlps, 2);
+	KUNIT_EXPECT_EQ(test, miss.link_bytes, 24 + 88 + 20);
+	/* Same MPT index, other key byte: the same translation. */
+	KUNIT_EXPECT_TRUE(test, vrnic_model_mr_access(m, 0x12ff, 1, &res, &miss));
+	KUNIT_EXPECT_EQ(test, res, VRNIC_MRC_HIT);
+	KUNIT_EXPECT_TRUE(test, vrnic_model_mr_access(m, 0x5600, 1, &res, &miss));
+	KUNIT_EXPECT_EQ(test, res, VRNIC_MRC_EVICT);
+	vrnic_model_mr_invalidate(m, 0x5600);
+	KUNIT_EXPECT_TRUE(test, vrnic_model_mr_access(m, 0x5600, 1, &res, &miss));
+	KUNIT_EXPECT_EQ(test, res, VRNIC_MRC_MISS);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_MRC_HITS]), 1);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_MRC_MISSES]), 3);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_MRC_EVICTIONS]), 1);
+	vrnic_model_fini(m);
+}
+
+static struct kunit_case vrnic_model_cases[] = {
+	KUNIT_CASE_PARAM(vrnic_pcie_matches_pcie_bench, pcie_bw_gen_params),
+	KUNIT_CASE(vrnic_pcie_tlp_counts),
+	KUNIT_CASE(vrnic_pcie_encoding),
+	KUNIT_CASE(vrnic_pcie_rejects_bad_config),
+	KUNIT_CASE_PARAM(vrnic_model_knob_validation, knob_gen_params),
+	KUNIT_CASE(vrnic_model_accounts),
+	KUNIT_CASE(vrnic_mrc_lru),
+	KUNIT_CASE(vrnic_mrc_invalidate_resize),
+	KUNIT_CASE(vrnic_model_mr_cache),
+	{}
+};
+
+static struct kunit_suite vrnic_model_suite = {
+	.name = "vrnic_model",
+	.test_cases = vrnic_model_cases,
+};
+
+kunit_test_suite(vrnic_model_suite);

@@ -1,0 +1,207 @@
+# SPDX-License-Identifier: GPL-2.0
+# The hardware model's first blocks (pcie, dma, clock) on live devices:
+# vrnic0 (ns0) and vrnic1 (ns1) over veth carry vrnic-traffic RDMA WRITEs
+# and READs while the knobs change.
+#   - knobs: model/<block>.<knob> with their defaults; a bad value is
+#     refused with EINVAL, logged with the accepted values, and changes
+#     nothing; module parameters set the defaults and are validated too;
+#   - clock.mode off accounts nothing; account counts every DMA (payload,
+#     WQE fetches, CQE writes) in the rdma_hw_stats counters;
+#   - the PCIe model shows in them: MPS 128 takes about three times the
+#     TLPs of MPS 512 for the same traffic, and more link time;
+#   - the MR cache: 8 MRs in use fit in 16 entries and thrash in 2;
+#   - the dma tracepoint reports each DMA.
+. tools/testbed/guest-lib.sh
+
+traffic=${VRNIC_BUILD:-build}/userspace/traffic/vrnic-traffic
+[ -x "$traffic" ] || { echo "$traffic is not built (make userspace)"; exit 1; }
+ulimit -l unlimited
+tb_netns_pair
+g0=$(tb_gid_index vrnic0)
+g1=$(tb_gid_index vrnic1)
+port=18517
+
+model() { echo "/sys/class/infiniband/$1/model"; }
+cnt() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"; }
+# total NAME: NAME summed over both devices (counters are cached ~10 ms).
+total() { sleep 0.1; echo $(($(cnt vrnic0 "$1") + $(cnt vrnic1 "$1"))); }
+setk() { # KNOB VALUE: on both devices
+	echo "$2" >"$(model vrnic0)/$1" && echo "$2" >"$(model vrnic1)/$1"
+}
+
+# traffic OP BYTES: vrnic1 (client, requester) against vrnic0 (server).
+traffic() {
+	local rc=0 src=0
+	ip netns exec ns0 timeout 120 "$traffic" -d vrnic0 -x "$g0" -p "$port" \
+		--deadline 100 -j >"$VRNIC_OUT/model-server.json" 2>&1 &
+	local pid=$!
+	tb_wait_port "$port" 30 ns0
+	ip netns exec ns1 timeout 120 "$traffic" -d vrnic1 -x "$g1" -p "$port" \
+		--deadline 100 -o "$1" -b "$2" -s 64K -q 8 -j 10.97.0.1 \
+		>"$VRNIC_OUT/model-client.json" 2>&1 || rc=$?
+	wait $pid || src=$?
+	[ "$rc" -eq 0 ] && [ "$src" -eq 0 ] || {
+		echo "traffic $1 $2: client $rc server $src"
+		tail -n 20 "$VRNIC_OUT/model-client.json"
+		return 1
+	}
+}
+
+# --- knobs ------------------------------------------------------------------
+m=$(model vrnic0)
+ls -l "$m"
+defaults() {
+	[ "$(cat "$m/pcie.gen")" = 3 ] && [ "$(cat "$m/pcie.lanes")" = 16 ] &&
+		[ "$(cat "$m/pcie.mps")" = 256 ] && [ "$(cat "$m/pcie.mrrs")" = 512 ] &&
+		[ "$(cat "$m/pcie.ecrc")" = 0 ] &&
+		[ "$(cat "$m/dma.read_latency_ns")" = 550 ] &&
+		[ "$(cat "$m/dma.read_ps_per_byte")" = 300 ] &&
+		[ "$(cat "$m/mrc.entries")" = 1024 ] &&
+		[ "$(cat "$m/clock.mode")" = "[off] account" ]
+}
+tb_check model/knobs-defaults defaults
+
+# refused KNOB VALUE WANT-IN-LOG: the write fails, the knob keeps its value,
+# and the kernel log names the knob and what it takes.
+refused() {
+	local before after mark=model-refused-$RANDOM
+	before=$(cat "$m/$1")
+	echo "$mark" >/dev/kmsg
+	if echo "$2" >"$m/$1" 2>/dev/null; then
+		echo "writing $2 to $1 succeeded"
+		return 1
+	fi
+	after=$(cat "$m/$1")
+	[ "$before" = "$after" ] || { echo "$1 changed: $before -> $after"; return 1; }
+	dmesg | sed -n "/$mark/,\$p" | grep -F "model/$1" | grep -F -- "$3"
+}
+tb_check model/knob-mps-not-pow2 refused pcie.mps 100 "a power of 2 in 128..4096 (bytes)"
+tb_check model/knob-mps-too-big refused pcie.mps 8192 "128..4096"
+tb_check model/knob-gen-range refused pcie.gen 6 "an integer in 1..5"
+tb_check model/knob-lanes refused pcie.lanes 12 "a power of 2 in 1..16 (lanes)"
+tb_check model/knob-latency refused dma.read_latency_ns 100001 "0..100000 (ns)"
+tb_check model/knob-not-a-number refused pcie.mrrs big "128..4096"
+tb_check model/knob-clock-word refused clock.mode pace "one of off account"
+set_ok() { echo 4 >"$m/pcie.gen" && [ "$(cat "$m/pcie.gen")" = 4 ] && echo 3 >"$m/pcie.gen"; }
+tb_check model/knob-set set_ok
+
+# --- clock off: nothing accounted ---------------------------------------------
+before=$(total model_dma_write_bytes)
+tb_check model/traffic-clock-off traffic write 4M
+tb_check model/clock-off-accounts-nothing test "$(total model_dma_write_bytes)" -eq "$before"
+
+# --- clock account: every DMA counted -------------------------------------------
+setk clock.mode account
+tb_check model/clock-account-set test "$(cat "$m/clock.mode")" = "off [account]"
+declare -A b
+names="model_dma_reads model_dma_read_bytes model_dma_writes model_dma_write_bytes model_wqe_fetches model_cqe_writes model_pcie_tlps_up model_pcie_tlps_down model_pcie_up_ns model_dma_read_ns"
+for n in $names; do b[$n]=$(total "$n"); done
+tb_check model/traffic-write-account traffic write 4M
+declare -A d
+for n in $names; do d[$n]=$(($(total "$n") - b[$n])); echo "write 4M: $n +${d[$n]}"; done
+# The requester gathers 4 MiB, the responder scatters 4 MiB; 64 WRITEs of
+# 64 KiB: at least 64 send WQEs fetched and 64 CQEs written.
+tb_check model/account-payload-read test "${d[model_dma_read_bytes]}" -ge $((4 << 20))
+tb_check model/account-payload-write test "${d[model_dma_write_bytes]}" -ge $((4 << 20))
+tb_check model/account-wqe-fetches test "${d[model_wqe_fetches]}" -ge 64
+tb_check model/account-cqe-writes test "${d[model_cqe_writes]}" -ge 64
+# MPS 256: a 4 MiB scatter is at least 16384 write TLPs.
+tb_check model/account-tlps test "${d[model_pcie_tlps_up]}" -ge 16384
+tb_check model/account-read-time test "${d[model_dma_read_ns]}" -gt 0
+
+# --- MPS 128 against 512 ----------------------------------------------------------
+# run_mps MPS: TLPs (both directions, both devices) and link ns of 4 MiB WRITE.
+run_mps() {
+	local t0 n0
+	setk pcie.mps "$1"
+	t0=$(($(total model_pcie_tlps_up) + $(total model_pcie_tlps_down)))
+	n0=$(total model_pcie_up_ns)
+	traffic write 4M || return 1
+	echo "$(($(total model_pcie_tlps_up) + $(total model_pcie_tlps_down) - t0)) $(($(total model_pcie_up_ns) - n0))"
+}
+r128=$(run_mps 128) || r128="0 0"
+r512=$(run_mps 512) || r512="0 0"
+echo "4 MiB WRITE: MPS 128: TLPs, link-up ns = $r128; MPS 512: $r512"
+read -r t128 ns128 <<<"$r128"
+read -r t512 ns512 <<<"$r512"
+# Writes and read completions scale with 1/MPS, read requests with 1/MRRS:
+# 128 against 512 is about 3x.
+tb_check model/mps128-more-tlps test $((t128 * 10)) -ge $((t512 * 25))
+tb_check model/mps128-more-link-time test "$ns128" -gt "$ns512"
+setk pcie.mps 256
+
+# --- the MR cache -------------------------------------------------------------
+# perf QP_COUNT: ib_write_bw on 8 QPs, an MR each (--mr_per_qp), 4 KiB
+# writes; prints the MR cache misses and hits of both devices.
+# The debug kernel is some 20 times slower: 8 QPs' queues take longer than
+# perftest's 67 ms ACK timeout to drain there (as in load.sh), so 1 s.
+uto=14
+[ "$VRNIC_KERNEL" = debug ] && uto=18
+perf() {
+	local m0 h0 rc=0 src=0
+	m0=$(total model_mrc_misses)
+	h0=$(total model_mrc_hits)
+	ip netns exec ns0 timeout 300 ib_write_bw -d vrnic0 -x "$g0" -q 8 --mr_per_qp \
+		-s 4096 -n 300 -F -u "$uto" >"$VRNIC_OUT/mrc-server.log" 2>&1 &
+	local pid=$!
+	tb_wait_port 18515 30 ns0
+	ip netns exec ns1 timeout 300 ib_write_bw -d vrnic1 -x "$g1" -q 8 --mr_per_qp \
+		-s 4096 -n 300 -F -u "$uto" 10.97.0.1 >"$VRNIC_OUT/mrc-client.log" 2>&1 || rc=$?
+	wait $pid || src=$?
+	[ "$rc" -eq 0 ] && [ "$src" -eq 0 ] || {
+		echo "ib_write_bw: client $rc server $src" >&2
+		tail -n 5 "$VRNIC_OUT/mrc-client.log" "$VRNIC_OUT/mrc-server.log" >&2
+		return 1
+	}
+	echo "$(($(total model_mrc_misses) - m0)) $(($(total model_mrc_hits) - h0))"
+}
+setk mrc.entries 16
+tb_check model/mrc-entries-set test "$(cat "$m/mrc.entries")" = 16
+r16=$(perf) || r16="0 0"
+setk mrc.entries 2
+r2=$(perf) || r2="0 0"
+setk mrc.entries 1024
+read -r miss16 hit16 <<<"$r16"
+read -r miss2 hit2 <<<"$r2"
+echo "8 MRs in use: mrc.entries 16: $miss16 misses, $hit16 hits; 2 entries: $miss2 misses, $hit2 hits"
+# 8 MRs fit in 16 entries: one miss per MR and device (16), then hits.  In
+# 2 they push each other out whenever the engine turns to another QP
+# (perftest posts each QP's WRs in bursts, so most accesses still hit).
+tb_check model/mrc-working-set-fits test "$miss16" -gt 0 -a "$miss16" -le 32 -a "$hit16" -gt $((miss16 * 20))
+tb_check model/mrc-working-set-thrashes test "$miss2" -gt $((miss16 * 2))
+tb_check model/mrc-entries-refused refused mrc.entries 0 "an integer in 1..65536 (entries)"
+
+# --- the dma tracepoint -------------------------------------------------------------
+tr=/sys/kernel/tracing
+[ -d "$tr/events" ] || mount -t tracefs nodev "$tr"
+echo 1 >"$tr/events/vrnic/dma/enable"
+: >"$tr/trace"
+traffic read 1M
+echo 0 >"$tr/events/vrnic/dma/enable"
+grep -m 5 'dma: vrnic' "$tr/trace"
+# A READ: the responder (vrnic0) reads its memory and the requester (vrnic1)
+# scatters the responses, a packet at a time; the requester writes CQEs.
+tb_check model/trace-dma-read-payload grep -Eq 'dma: vrnic0 read payload [0-9]+ bytes: [0-9]+ TLPs' "$tr/trace"
+tb_check model/trace-dma-write-payload grep -Eq 'dma: vrnic1 write payload [0-9]+ bytes' "$tr/trace"
+tb_check model/trace-dma-cqe grep -Eq 'dma: vrnic1 write cqe' "$tr/trace"
+
+setk clock.mode off
+
+# --- module parameters -----------------------------------------------------------------
+tb_netns_pair_del
+mark=model-param-$RANDOM
+echo "$mark" >/dev/kmsg
+bad_param() {
+	! insmod "$VRNIC_KMOD/rdma_vrnic.ko" pcie_mps=100 &&
+		dmesg | sed -n "/$mark/,\$p" | grep -F 'pcie_mps: "100" rejected'
+}
+tb_check model/param-refused bad_param
+param_default() {
+	insmod "$VRNIC_KMOD/rdma_vrnic.ko" pcie_mps=512 clock_mode=account &&
+		rdma link add vrnic9 type vrnic netdev lo &&
+		[ "$(cat "$(model vrnic9)/pcie.mps")" = 512 ] &&
+		[ "$(cat "$(model vrnic9)/clock.mode")" = "off [account]" ]
+}
+tb_check model/param-default param_default
+rdma link delete vrnic9 2>/dev/null
+rmmod rdma_vrnic

@@ -1,0 +1,522 @@
+# SPDX-License-Identifier: GPL-2.0
+# Driver detail in the resource tracker: `rdma res show qp|mr|cq -dd` (text
+# and -j) lists vrnic's fields, with the values the verbs set and the
+# traffic produced.
+#
+# 1. Known values: a small verbs program (built here from the C below)
+#    holds RC QPs in RESET, INIT, RTR, RTS and ERR, a UC and a UD QP in RTS
+#    and one user MR, all with chosen attributes; each QP must report
+#    exactly the fields its type and state have, with those values.
+# 2. Live traffic: ib_write_bw between vrnic0 (ns0) and vrnic1 (ns1); while
+#    it runs, the PSNs must be 24-bit, move, and agree across the two ends
+#    (una <= the responder's ePSN <= the next PSN), dest_qpn must name the
+#    peer's QP, and the benchmark's MRs must have as many MTT entries as
+#    their pages.
+. tools/testbed/guest-lib.sh
+T=60	# a bound on each wait; D: the benchmark's duration
+D=30
+[ "$VRNIC_KERNEL" = debug ] && { T=240; D=90; }
+
+work=$(mktemp -d)
+pids=()
+cleanup() {
+	local p
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	wait 2>/dev/null || true
+	rdma link delete vrnic0 2>/dev/null || true
+	rdma link delete vrnic1 2>/dev/null || true
+	rmmod rdma_vrnic 2>/dev/null || true
+	ip netns del ns0 2>/dev/null || true
+	ip netns del ns1 2>/dev/null || true
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+tb_netns_pair
+g0=$(tb_gid_index vrnic0)
+g1=$(tb_gid_index vrnic1)
+
+# res NS OBJ: `rdma res show OBJ -dd -j` in namespace NS, into $work/NS.OBJ.json.
+res() {
+	ip netns exec "$1" rdma res show "$2" -dd -j >"$work/$1.$2.json"
+}
+
+# check NAME PYTHON-BODY ARGS...: run the Python assertions with the JSON
+# helpers below; each failed assertion prints and the check FAILs.
+check() {
+	local name=$1 body=$2
+	shift 2
+	tb_check "$name" python3 - "$work" "$@" <<PY
+import json, sys, os
+work = sys.argv[1]
+args = sys.argv[2:]
+bad = []
+def load(ns, obj):
+    with open(os.path.join(work, "%s.%s.json" % (ns, obj))) as f:
+        return json.load(f)
+def drv(e):
+    # iproute2 prints driver attributes as drv_<name>; hex ones may be text.
+    d = {}
+    for k, v in e.items():
+        if k.startswith("drv_"):
+            if isinstance(v, str) and v.startswith("0x"):
+                v = int(v, 16)
+            elif isinstance(v, int) and v < 0:
+                # iproute2 6.1 prints unsigned driver values in JSON
+                # through a signed int: undo the sign.
+                v &= 0xffffffff
+            d[k[4:]] = v
+    return d
+def on(entries, dev):
+    # In shared netns mode every namespace sees every device: keep DEV's.
+    return [e for e in entries if dev in (e.get("ifname"), e.get("dev"))]
+def num(v):
+    return int(v, 16) if isinstance(v, str) else v
+def expect(cond, what):
+    if not cond:
+        bad.append(what)
+        print("FAIL:", what)
+def psn_le(a, b):
+    return ((b - a) & 0xffffff) < 0x800000
+$body
+sys.exit(1 if bad else 0)
+PY
+}
+
+# --- 1. known values --------------------------------------------------------
+cat >"$work/qpstates.c" <<'EOF'
+/* Hold QPs in chosen states with chosen attributes until killed. */
+#include <infiniband/verbs.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static struct ibv_context *ctx;
+static struct ibv_pd *pd;
+static union ibv_gid gid;
+static int gidx;
+
+static void die(const char *what)
+{
+	perror(what);
+	exit(1);
+}
+
+static struct ibv_qp *qp_new(enum ibv_qp_type type, struct ibv_cq *cq)
+{
+	struct ibv_qp_init_attr ia = {
+		.send_cq = cq, .recv_cq = cq, .qp_type = type,
+		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_qp *qp = ibv_create_qp(pd, &ia);
+
+	if (!qp)
+		die("ibv_create_qp");
+	return qp;
+}
+
+static void to(struct ibv_qp *qp, enum ibv_qp_state st)
+{
+	struct ibv_qp_attr a = { .qp_state = st };
+	int m = IBV_QP_STATE;
+
+	if (st == IBV_QPS_INIT) {
+		a.pkey_index = 0;
+		a.port_num = 1;
+		m |= IBV_QP_PKEY_INDEX | IBV_QP_PORT;
+		if (qp->qp_type == IBV_QPT_UD) {
+			a.qkey = 0x11111111;
+			m |= IBV_QP_QKEY;
+		} else {
+			a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
+				(qp->qp_type == IBV_QPT_RC ? IBV_ACCESS_REMOTE_READ : 0);
+			m |= IBV_QP_ACCESS_FLAGS;
+		}
+	} else if (st == IBV_QPS_RTR && qp->qp_type != IBV_QPT_UD) {
+		a.path_mtu = IBV_MTU_1024;
+		a.dest_qp_num = qp->qp_num;	/* itself: no traffic flows */
+		a.rq_psn = 0x010203;
+		a.ah_attr.is_global = 1;
+		a.ah_attr.grh.dgid = gid;
+		a.ah_attr.grh.sgid_index = gidx;
+		a.ah_attr.grh.hop_limit = 64;
+		a.ah_attr.port_num = 1;
+		m |= IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_AV;
+		if (qp->qp_type == IBV_QPT_RC) {
+			a.max_dest_rd_atomic = 4;
+			a.min_rnr_timer = 12;
+			m |= IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
+		}
+	} else if (st == IBV_QPS_RTS) {
+		a.sq_psn = 0xabcdef;
+		m |= IBV_QP_SQ_PSN;
+		if (qp->qp_type == IBV_QPT_RC) {
+			a.timeout = 14;
+			a.retry_cnt = 5;
+			a.rnr_retry = 6;
+			a.max_rd_atomic = 4;
+			m |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+			     IBV_QP_MAX_QP_RD_ATOMIC;
+		}
+	}
+	if (ibv_modify_qp(qp, &a, m))
+		die("ibv_modify_qp");
+}
+
+static void walk(struct ibv_qp *qp, enum ibv_qp_state last)
+{
+	enum ibv_qp_state st;
+
+	for (st = IBV_QPS_INIT; st <= last; st++)
+		to(qp, st);
+}
+
+static void post_recvs(struct ibv_qp *qp, struct ibv_mr *mr, int n)
+{
+	struct ibv_sge sge = { .addr = (uintptr_t)mr->addr, .length = 64,
+			       .lkey = mr->lkey };
+	struct ibv_recv_wr wr = { .sg_list = &sge, .num_sge = 1 }, *bad;
+
+	while (n--)
+		if (ibv_post_recv(qp, &wr, &bad))
+			die("ibv_post_recv");
+}
+
+int main(int argc, char **argv)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct ibv_qp *reset, *init, *rtr, *rts, *err, *uc, *ud;
+	struct ibv_cq *cq, *cq_err;
+	struct ibv_mr *mr;
+	char *buf;
+	int i;
+
+	if (argc != 3 || !list)
+		return 2;
+	for (i = 0; list[i]; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), argv[1]))
+			ctx = ibv_open_device(list[i]);
+	if (!ctx)
+		die(argv[1]);
+	gidx = atoi(argv[2]);
+	if (ibv_query_gid(ctx, 1, gidx, &gid))
+		die("ibv_query_gid");
+	pd = ibv_alloc_pd(ctx);
+	cq = ibv_create_cq(ctx, 100, NULL, NULL, 0);
+	cq_err = ibv_create_cq(ctx, 10, NULL, NULL, 0);
+	if (!pd || !cq || !cq_err)
+		die("pd/cq");
+	/* 3 pages' worth starting 100 bytes into a page: 4 pages. */
+	if (posix_memalign((void **)&buf, 4096, 8 * 4096))
+		die("posix_memalign");
+	memset(buf, 0, 8 * 4096);
+	mr = ibv_reg_mr(pd, buf + 100, 3 * 4096, IBV_ACCESS_LOCAL_WRITE |
+			IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+	if (!mr)
+		die("ibv_reg_mr");
+
+	reset = qp_new(IBV_QPT_RC, cq);
+	init = qp_new(IBV_QPT_RC, cq);
+	rtr = qp_new(IBV_QPT_RC, cq);
+	rts = qp_new(IBV_QPT_RC, cq);
+	err = qp_new(IBV_QPT_RC, cq_err);
+	uc = qp_new(IBV_QPT_UC, cq);
+	ud = qp_new(IBV_QPT_UD, cq);
+	walk(init, IBV_QPS_INIT);
+	walk(rtr, IBV_QPS_RTR);
+	walk(rts, IBV_QPS_RTS);
+	post_recvs(rts, mr, 3);
+	walk(err, IBV_QPS_RTS);
+	post_recvs(err, mr, 3);
+	to(err, IBV_QPS_ERR);	/* flushes 3 completions into cq_err */
+	walk(uc, IBV_QPS_RTS);
+	walk(ud, IBV_QPS_RTS);
+
+	printf("reset %u\ninit %u\nrtr %u\nrts %u\nerr %u\nuc %u\nud %u\n",
+	       reset->qp_num, init->qp_num, rtr->qp_num, rts->qp_num,
+	       err->qp_num, uc->qp_num, ud->qp_num);
+	printf("mr_lkey %u\nmr_addr %lu\nmr_len %u\ncq_err_cqe %d\ncq_cqe %d\n",
+	       mr->lkey, (unsigned long)(uintptr_t)(buf + 100), 3 * 4096,
+	       cq_err->cqe, cq->cqe);
+	printf("ready\n");
+	fflush(stdout);
+	pause();
+	return 0;
+}
+EOF
+tb_check restrack/build-helper gcc -O1 -Wall -o "$work/qpstates" "$work/qpstates.c" -libverbs
+
+ip netns exec ns0 "$work/qpstates" vrnic0 "$g0" >"$work/qpstates.out" 2>&1 &
+pids+=($!)
+for ((i = 0; i < T * 10; i++)); do
+	grep -q '^ready' "$work/qpstates.out" 2>/dev/null && break
+	sleep 0.1
+done
+cat "$work/qpstates.out"
+tb_check restrack/helper-ready grep -q '^ready' "$work/qpstates.out"
+
+# The flush of the ERR QP's receives is the QP's work: give it time.
+for ((i = 0; i < 50; i++)); do
+	res ns0 cq
+	python3 -c 'import json,sys; sys.exit(0 if any(e.get("drv_used") == 3 for e in json.load(open(sys.argv[1]))) else 1)' \
+		"$work/ns0.cq.json" 2>/dev/null && break
+	sleep 0.1
+done
+res ns0 qp
+res ns0 mr
+echo "--- rdma res show qp -dd (ns0)"
+ip netns exec ns0 rdma res show qp -dd
+echo "--- rdma res show mr -dd (ns0)"
+ip netns exec ns0 rdma res show mr -dd
+echo "--- rdma res show cq -dd (ns0)"
+ip netns exec ns0 rdma res show cq -dd
+
+# The text output carries the driver fields too (and only with -dd).
+tb_check restrack/text-qp-dd bash -c "ip netns exec ns0 rdma res show qp -dd | grep -Eq 'una_psn 11259375( |\$)'"
+addr=$(printf '%x' "$(awk '$1 == "mr_addr" { print $2 }' "$work/qpstates.out")")
+tb_check restrack/text-mr-iova bash -c "ip netns exec ns0 rdma res show mr -dd | grep -q 'iova 0x$addr '"
+tb_check restrack/text-no-dd bash -c "! ip netns exec ns0 rdma res show qp | grep -Eq 'una_psn|sq_depth'"
+
+check restrack/qp-states '
+ids = {}
+for line in open(os.path.join(work, "qpstates.out")):
+    k, _, v = line.partition(" ")
+    if v.strip():
+        ids[k] = int(v)
+qps = {e["lqpn"]: e for e in load("ns0", "qp") if e.get("ifname") == "vrnic0"}
+queues = {"sq_outstanding", "sq_depth", "rq_posted", "rq_depth"}
+responder = {"mtu", "dest_qpn", "resp_epsn"}
+rc_responder = {"resp_msn", "max_dest_rd_atomic", "min_rnr_timer"}
+rc_requester = {"una_psn", "retry_left", "retry_cnt", "rnr_retry_left",
+                "rnr_retry", "timeout", "max_rd_atomic"}
+want_keys = {
+    "reset": queues,
+    "init": queues,
+    "rtr": queues | responder | rc_responder,
+    "rts": queues | responder | rc_responder | rc_requester | {"req_psn"},
+    "err": queues | responder | rc_responder | rc_requester | {"req_psn"},
+    "uc": queues | responder | {"req_psn"},
+    "ud": queues | {"qkey", "mtu", "req_psn"},
+}
+for name, keys in want_keys.items():
+    e = qps.get(ids.get(name))
+    expect(e is not None, "QP %s (%s) listed" % (name, ids.get(name)))
+    if e is None:
+        continue
+    d = drv(e)
+    expect(set(d) == keys, "QP %s fields %s, want %s" % (name, sorted(d), sorted(keys)))
+    expect(d.get("sq_depth", 0) >= 16, "QP %s sq_depth %s >= 16" % (name, d.get("sq_depth")))
+    expect(d.get("rq_depth", 0) >= 16, "QP %s rq_depth %s >= 16" % (name, d.get("rq_depth")))
+    if "mtu" in d:
+        expect(d["mtu"] == 1024 if name != "ud" else d["mtu"] in (256, 512, 1024, 2048, 4096),
+               "QP %s mtu %s" % (name, d["mtu"]))
+    if "dest_qpn" in d:
+        expect(d["dest_qpn"] == ids[name], "QP %s dest_qpn %s" % (name, d["dest_qpn"]))
+        expect(d["dest_qpn"] == e.get("rqpn"), "QP %s dest_qpn %s = rqpn %s" % (name, d["dest_qpn"], e.get("rqpn")))
+    if "resp_epsn" in d:
+        expect(d["resp_epsn"] == 0x010203, "QP %s resp_epsn %#x" % (name, d["resp_epsn"]))
+    if "req_psn" in d:
+        expect(d["req_psn"] == 0xabcdef, "QP %s req_psn %#x" % (name, d["req_psn"]))
+rts = drv(qps.get(ids["rts"], {}))
+for k, v in (("una_psn", 0xabcdef), ("retry_left", 5), ("retry_cnt", 5),
+             ("rnr_retry_left", 6), ("rnr_retry", 6), ("timeout", 14),
+             ("max_rd_atomic", 4), ("max_dest_rd_atomic", 4),
+             ("min_rnr_timer", 12), ("resp_msn", 0), ("rq_posted", 3),
+             ("sq_outstanding", 0)):
+    expect(rts.get(k) == v, "RTS QP %s = %s, want %s" % (k, rts.get(k), v))
+ud = drv(qps.get(ids["ud"], {}))
+expect(ud.get("qkey") == 0x11111111, "UD qkey %s" % ud.get("qkey"))
+err = qps.get(ids["err"], {})
+expect(err.get("state") == "ERR", "ERR QP state %s" % err.get("state"))
+expect(drv(err).get("rq_posted") == 0, "ERR QP rq_posted %s (flushed)" % drv(err).get("rq_posted"))
+expect(qps.get(ids["reset"], {}).get("state") == "RESET", "RESET QP state")
+# QP1 (GSI, kernel) is in RTS: a qkey and a PSN, no RC fields.
+gsi = drv(qps.get(1, {}))
+expect("qkey" in gsi and "req_psn" in gsi and "una_psn" not in gsi, "GSI QP fields %s" % sorted(gsi))
+'
+
+check restrack/mr-known '
+info = dict(l.split() for l in open(os.path.join(work, "qpstates.out")) if len(l.split()) == 2)
+lkey = int(info["mr_lkey"])
+mrs = [e for e in on(load("ns0", "mr"), "vrnic0") if num(e.get("lkey")) == lkey]
+expect(len(mrs) == 1, "MR lkey %#x listed once (%d)" % (lkey, len(mrs)))
+d = drv(mrs[0]) if mrs else {}
+for k, v in (("type", "user"), ("state", "valid"), ("access", 0x7),
+             ("mtt_entries", 4), ("page_size", 4096), ("length", 3 * 4096),
+             ("iova", int(info["mr_addr"]))):
+    if k == "iova" and isinstance(d.get(k), int):
+        # iproute2 6.1 prints 64-bit driver values in JSON through an
+        # int: compare the low 32 bits here, the text output in full.
+        d[k] &= 0xffffffff
+        v &= 0xffffffff
+    expect(d.get(k) == v, "MR %s = %r, want %r" % (k, d.get(k), v))
+expect("mapped_pages" not in d, "a user MR has no mapped_pages")
+if mrs:
+    expect(mrs[0].get("mrlen") == d.get("length"), "MR length %s = mrlen %s" % (d.get("length"), mrs[0].get("mrlen")))
+'
+
+check restrack/cq-known '
+info = dict(l.split() for l in open(os.path.join(work, "qpstates.out")) if len(l.split()) == 2)
+cqs = on(load("ns0", "cq"), "vrnic0")
+user = [e for e in cqs if e.get("drv_ring") == "user"]
+kern = [e for e in cqs if e.get("drv_ring") == "kernel"]
+expect(len(user) == 2, "2 user CQs (%d)" % len(user))
+expect(len(kern) >= 1, "the MAD layer has kernel CQs (%d)" % len(kern))
+for e in cqs:
+    d = drv(e)
+    expect(set(d) == {"depth", "used", "armed", "overflowed", "ring"}, "CQ fields %s" % sorted(d))
+    expect(d.get("depth") == e.get("cqe"), "CQ depth %s = cqe %s" % (d.get("depth"), e.get("cqe")))
+    expect(0 <= d.get("used", -1) <= d.get("depth", 0), "CQ used %s <= depth" % d.get("used"))
+    expect(d.get("armed") in ("none", "solicited", "next"), "CQ armed %s" % d.get("armed"))
+    expect(d.get("overflowed") == 0, "CQ overflowed %s" % d.get("overflowed"))
+errcq = [e for e in user if e.get("cqe") == int(info["cq_err_cqe"])]
+expect(any(drv(e)["used"] == 3 for e in errcq), "the ERR QP CQ holds its 3 flushed completions")
+'
+kill "${pids[0]}"
+wait "${pids[0]}" 2>/dev/null || true
+pids=()
+
+# --- 2. live traffic ----------------------------------------------------------
+SIZE=65536
+ip netns exec ns0 timeout $((T + 30)) ib_write_bw -d vrnic0 -x "$g0" -F -D "$D" -s $SIZE \
+	>"$VRNIC_OUT/restrack.server.log" 2>&1 &
+srv=$!
+pids+=($srv)
+for ((i = 0; i < T * 10; i++)); do
+	ip netns exec ns0 ss -Hltn "sport = :18515" | grep -q . && break
+	sleep 0.1
+done
+ip netns exec ns1 timeout $((T + 30)) ib_write_bw -d vrnic1 -x "$g1" -F -D "$D" -s $SIZE 10.97.0.1 \
+	>"$VRNIC_OUT/restrack.client.log" 2>&1 &
+cli=$!
+pids+=($cli)
+
+# Wait until the client's RC QP is in RTS and the server's (which only is
+# written into: perftest leaves it in RTR) in RTR or RTS, then sample:
+# client, server, client, and both once more a second later.
+live_qp() {
+	local out
+	out=$(ip netns exec ns$1 rdma res show qp -dd)
+	grep -Eq "^link vrnic$1/1 .*type RC state ($2) " <<<"$out"
+}
+echo "$(date +%T.%N) traffic started"
+end=$((SECONDS + T))
+until live_qp 1 RTS && live_qp 0 'RTR|RTS'; do
+	if [ $SECONDS -ge $end ]; then
+		echo "no live RC QPs after $T s:"
+		ip netns exec ns1 rdma res show qp -dd
+		break
+	fi
+	sleep 0.2
+done
+echo "$(date +%T.%N) both QPs in RTS"
+sleep 1
+res ns1 qp && cp "$work/ns1.qp.json" "$work/c1.json"
+res ns0 qp && cp "$work/ns0.qp.json" "$work/s.json"
+res ns1 qp && cp "$work/ns1.qp.json" "$work/c2.json"
+sleep 1
+res ns1 qp && cp "$work/ns1.qp.json" "$work/c3.json"
+res ns0 qp && cp "$work/ns0.qp.json" "$work/s2.json"
+res ns0 mr
+res ns1 mr
+res ns0 cq
+res ns1 cq
+echo "$(date +%T.%N) sampled"
+echo "--- rdma res show qp -dd (ns1, under traffic)"
+ip netns exec ns1 rdma res show qp -dd
+echo "--- rdma res show mr -dd (ns1, under traffic)"
+ip netns exec ns1 rdma res show mr -dd
+echo "--- rdma res show cq -dd (ns1, under traffic)"
+ip netns exec ns1 rdma res show cq -dd
+still=0
+kill -0 $cli 2>/dev/null && still=1
+tb_check restrack/traffic-still-running test $still -eq 1
+
+check restrack/qp-live '
+def rcq(path, dev, states):
+    with open(os.path.join(work, path)) as f:
+        return [e for e in on(json.load(f), dev) if e.get("type") == "RC" and e.get("state") in states]
+c1, c2, c3 = (rcq(p, "vrnic1", ("RTS",)) for p in ("c1.json", "c2.json", "c3.json"))
+s, s2 = (rcq(p, "vrnic0", ("RTR", "RTS")) for p in ("s.json", "s2.json"))
+expect(all(len(x) == 1 for x in (c1, c2, c3, s, s2)),
+       "one live RC QP at each end (%s)" % [len(x) for x in (c1, c2, c3, s, s2)])
+if not bad:
+    a, b, c, z, y = drv(c1[0]), drv(s[0]), drv(c2[0]), drv(c3[0]), drv(s2[0])
+    # The server is only written into: requester fields only if in RTS.
+    srv_req = s[0]["state"] == "RTS"
+    want = {"sq_outstanding", "sq_depth", "rq_posted", "rq_depth", "mtu",
+            "dest_qpn", "resp_epsn", "resp_msn", "max_dest_rd_atomic",
+            "min_rnr_timer"}
+    req = {"req_psn", "una_psn", "retry_left", "retry_cnt", "rnr_retry_left",
+           "rnr_retry", "timeout", "max_rd_atomic"}
+    expect(set(a) == want | req, "client fields %s" % sorted(a))
+    expect(set(b) == (want | req if srv_req else want), "server fields %s" % sorted(b))
+    for n, d in (("client", a), ("server", b)):
+        for k in ("req_psn", "una_psn", "resp_epsn"):
+            if k in d or n == "client" or srv_req:
+                expect(0 <= d.get(k, -1) < 1 << 24, "%s %s %s is 24-bit" % (n, k, d.get(k)))
+        expect(0 <= d.get("sq_outstanding", -1) <= d.get("sq_depth", -1), "%s sq %s/%s" % (n, d.get("sq_outstanding"), d.get("sq_depth")))
+        expect(0 <= d.get("rq_posted", -1) <= d.get("rq_depth", -1), "%s rq %s/%s" % (n, d.get("rq_posted"), d.get("rq_depth")))
+        expect(d.get("mtu") in (256, 512, 1024, 2048, 4096), "%s mtu %s" % (n, d.get("mtu")))
+        if n == "server" and not srv_req:
+            continue
+        expect(d.get("retry_left", 99) <= d.get("retry_cnt", -1) <= 7, "%s retries %s/%s" % (n, d.get("retry_left"), d.get("retry_cnt")))
+        expect(d.get("rnr_retry_left", 99) <= 7 and d.get("rnr_retry", 99) <= 7, "%s rnr retries %s/%s" % (n, d.get("rnr_retry_left"), d.get("rnr_retry")))
+        expect(psn_le(d.get("una_psn", 0), d.get("req_psn", 0)), "%s una %s <= next %s" % (n, d.get("una_psn"), d.get("req_psn")))
+    expect(a.get("dest_qpn") == s[0].get("lqpn") and b.get("dest_qpn") == c1[0].get("lqpn"),
+           "dest_qpn names the peer: %s/%s %s/%s" % (a.get("dest_qpn"), s[0].get("lqpn"), b.get("dest_qpn"), c1[0].get("lqpn")))
+    # The client writes: what it sent the server expects, in PSN order.
+    expect(psn_le(a["una_psn"], b["resp_epsn"]) and psn_le(b["resp_epsn"], c["req_psn"]),
+           "client una %d <= server epsn %d <= client next %d" % (a["una_psn"], b["resp_epsn"], c["req_psn"]))
+    expect(z["req_psn"] != a["req_psn"], "the client PSN moves (%d -> %d)" % (a["req_psn"], z["req_psn"]))
+    expect(y["resp_epsn"] != b["resp_epsn"], "the server ePSN moves (%d -> %d)" % (b["resp_epsn"], y["resp_epsn"]))
+    expect(y["resp_msn"] != b["resp_msn"], "the server MSN moves (%d -> %d)" % (b["resp_msn"], y["resp_msn"]))
+    expect(a.get("sq_outstanding", 0) > 0 or c.get("sq_outstanding", 0) > 0 or z.get("sq_outstanding", 0) > 0,
+           "the client has WQEs outstanding")
+'
+
+check restrack/mr-live "
+size = $SIZE
+for ns in ('ns0', 'ns1'):
+    mrs = [e for e in on(load(ns, 'mr'), 'vrnic' + ns[2]) if drv(e).get('type') == 'user']
+    expect(len(mrs) >= 1, '%s: the benchmark MR is listed' % ns)
+    for e in mrs:
+        d = drv(e)
+        ps = d.get('page_size', 0)
+        expect(ps == 4096, '%s: page_size %s' % (ns, ps))
+        if not ps:
+            continue
+        first = d['iova'] // ps
+        last = (d['iova'] + d['length'] - 1) // ps
+        expect(d.get('mtt_entries') == last - first + 1,
+               '%s: MR %s mtt_entries %s for %#x+%d' % (ns, e.get('mrn'), d.get('mtt_entries'), d['iova'], d['length']))
+        expect(d['length'] == e.get('mrlen') and d['length'] >= size,
+               '%s: MR length %s (mrlen %s) >= %d' % (ns, d['length'], e.get('mrlen'), size))
+        expect(d.get('access', 0) & 1, '%s: MR access %#x has LOCAL_WRITE' % (ns, d.get('access', 0)))
+    # The server is written into: its MR must allow it.
+    if ns == 'ns0':
+        expect(any(drv(e).get('access', 0) & 2 for e in mrs), 'ns0: an MR has REMOTE_WRITE')
+"
+
+check restrack/cq-live '
+for ns in ("ns0", "ns1"):
+    cqs = [e for e in on(load(ns, "cq"), "vrnic" + ns[2]) if e.get("drv_ring") == "user"]
+    expect(len(cqs) >= 1, "%s: the benchmark CQ is listed" % ns)
+    for e in cqs:
+        d = drv(e)
+        expect(0 <= d.get("used", -1) <= d.get("depth", 0) and d.get("overflowed") == 0,
+               "%s: CQ %s used %s/%s overflowed %s" % (ns, e.get("cqn"), d.get("used"), d.get("depth"), d.get("overflowed")))
+'
+
+rc=0 src=0
+wait $cli || rc=$?
+wait $srv || src=$?
+pids=()
+tail -n 3 "$VRNIC_OUT/restrack.client.log"
+if [ "$rc" -eq 0 ] && [ "$src" -eq 0 ]; then
+	tb_result restrack/ib_write_bw PASS
+else
+	tb_result restrack/ib_write_bw FAIL "client $rc server $src"
+fi
