@@ -359,9 +359,18 @@ if [ -n "${NETEM_SOAK:-}" ]; then
 		done
 		echo 3 >/proc/sys/vm/drop_caches
 		echo "round $round ($(($(date +%s) - t0)) s): SUnreclaim $(tb_sunreclaim) kB; $(tb_objects)"
-		[ "$round" -eq 1 ] && { base=$(tb_sunreclaim); base_obj=$(tb_objects); }
+		[ "$round" -eq 1 ] && {
+			base=$(tb_sunreclaim)
+			base_obj=$(tb_objects)
+			cp /proc/slabinfo "$work/slabinfo.round1"
+		}
 	done
 	now=$(tb_sunreclaim)
+	# Where the slab moved: the caches that grew most since round 1.
+	echo "soak: slab caches grown since round 1 (cache, objects, kB):"
+	awk 'NR == FNR { if (FNR > 2) o[$1] = $2; next }
+	     FNR > 2 && $2 > o[$1] { printf "  %-28s %+8d %+8d\n", $1, $2 - o[$1], ($2 - o[$1]) * $4 / 1024 }' \
+		"$work/slabinfo.round1" /proc/slabinfo | sort -k3 -n -r | head -n 10
 	echo "soak: $round rounds in $(($(date +%s) - t0)) s; SUnreclaim after round 1: $base kB, at the end: $now kB"
 	# In the debug kernel KASAN's quarantine keeps freed objects in their
 	# slabs; there kmemleak (scanned after the test) checks for leaks.
@@ -423,11 +432,5 @@ PY
 fi
 
 if [ "$hosts" -eq 1 ]; then
-	ip netns del ns0
-	ip netns del ns1
-	for ((i = 0; i < 100; i++)); do
-		[ -e /sys/class/infiniband/vrnic0 ] || [ -e /sys/class/infiniband/vrnic1 ] || break
-		sleep 0.1
-	done
-	rmmod rdma_vrnic
+	tb_netns_pair_del
 fi
