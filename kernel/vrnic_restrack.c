@@ -10,8 +10,9 @@
  * destroys the object, so the object's queues and tables are there.
  *
  * Adding a field is one more member in a snapshot and one more put in the
- * matching vrnic_res_*_put(); the hardware model's views (QPC and MR cache
- * residency) are meant to join that way once hw/qpc.c and hw/mrc.c exist.
+ * matching vrnic_res_*_put(); the hardware model's views (MR cache
+ * residency from hw/mrc.c, QPC residency once hw/qpc.c exists) are meant
+ * to join that way.
  *
  * Copyright (c) 2026 The vrnic authors
  */

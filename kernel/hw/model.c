@@ -139,68 +139,6 @@ static void vrnic_knob_describe(enum vrnic_knob_id id, char *s, size_t n)
 		  k->min, k->max, *k->unit ? " (" : "", k->unit, *k->unit ? ")" : "");
 }
 
-static u32 vrnic_knob_get(struct vrnic_model *m, enum vrnic_knob_id id)
-{
-	switch (id) {
-	case VRNIC_KNOB_PCIE_GEN:
-		return READ_ONCE(m->pcie.gen);
-	case VRNIC_KNOB_PCIE_LANES:
-		return READ_ONCE(m->pcie.lanes);
-	case VRNIC_KNOB_PCIE_MPS:
-		return READ_ONCE(m->pcie.mps);
-	case VRNIC_KNOB_PCIE_MRRS:
-		return READ_ONCE(m->pcie.mrrs);
-	case VRNIC_KNOB_PCIE_ECRC:
-		return READ_ONCE(m->pcie.ecrc);
-	case VRNIC_KNOB_DMA_READ_LATENCY_NS:
-		return READ_ONCE(m->read_latency_ns);
-	case VRNIC_KNOB_DMA_READ_PS_PER_BYTE:
-		return READ_ONCE(m->read_ps_per_byte);
-	case VRNIC_KNOB_MRC_ENTRIES:
-		return READ_ONCE(m->mrc_entries);
-	case VRNIC_KNOB_CLOCK_MODE:
-		return READ_ONCE(m->clock);
-	default:
-		return 0;
-	}
-}
-
-/* @v is valid for @id.  Each field is valid alone, so readers need no lock. */
-static void vrnic_knob_set(struct vrnic_model *m, enum vrnic_knob_id id, u32 v)
-{
-	switch (id) {
-	case VRNIC_KNOB_PCIE_GEN:
-		WRITE_ONCE(m->pcie.gen, v);
-		break;
-	case VRNIC_KNOB_PCIE_LANES:
-		WRITE_ONCE(m->pcie.lanes, v);
-		break;
-	case VRNIC_KNOB_PCIE_MPS:
-		WRITE_ONCE(m->pcie.mps, v);
-		break;
-	case VRNIC_KNOB_PCIE_MRRS:
-		WRITE_ONCE(m->pcie.mrrs, v);
-		break;
-	case VRNIC_KNOB_PCIE_ECRC:
-		WRITE_ONCE(m->pcie.ecrc, v);
-		break;
-	case VRNIC_KNOB_DMA_READ_LATENCY_NS:
-		WRITE_ONCE(m->read_latency_ns, v);
-		break;
-	case VRNIC_KNOB_DMA_READ_PS_PER_BYTE:
-		WRITE_ONCE(m->read_ps_per_byte, v);
-		break;
-	case VRNIC_KNOB_MRC_ENTRIES:
-		WRITE_ONCE(m->mrc_entries, v);
-		break;
-	case VRNIC_KNOB_CLOCK_MODE:
-		WRITE_ONCE(m->clock, v);
-		break;
-	default:
-		break;
-	}
-}
-
 /**
  * vrnic_model_init - a new device's model, from the module parameters
  * @m:	the model
@@ -214,10 +152,10 @@ int vrnic_model_init(struct vrnic_model *m)
 
 	mutex_init(&m->lock);
 	for (id = 0; id < VRNIC_KNOB_COUNT; id++)
-		vrnic_knob_set(m, id, vrnic_defaults[id]);
+		m->knob[id] = vrnic_defaults[id];
 	for (i = 0; i < VRNIC_MCNT_COUNT; i++)
 		atomic64_set(&m->cnt[i], 0);
-	return vrnic_mrc_init(&m->mrc, m->mrc_entries);
+	return vrnic_mrc_init(&m->mrc, m->knob[VRNIC_KNOB_MRC_ENTRIES]);
 }
 
 /* Free what the model allocated; safe to call twice. */
@@ -239,7 +177,7 @@ ssize_t vrnic_model_knob_show(struct vrnic_model *m, enum vrnic_knob_id id,
 			      char *buf)
 {
 	const struct vrnic_knob *k = &vrnic_knobs[id];
-	u32 v = vrnic_knob_get(m, id);
+	u32 v = READ_ONCE(m->knob[id]);
 	unsigned int i;
 	int len = 0;
 
@@ -275,7 +213,7 @@ int vrnic_model_knob_store(struct vrnic_model *m, enum vrnic_knob_id id,
 		return -EINVAL;
 	}
 	mutex_lock(&m->lock);
-	if (id == VRNIC_KNOB_MRC_ENTRIES && v != m->mrc_entries) {
+	if (id == VRNIC_KNOB_MRC_ENTRIES && v != m->knob[id]) {
 		/* A new size starts empty, as after a reset of the NIC's cache. */
 		int err = vrnic_mrc_resize(&m->mrc, v);
 
@@ -284,7 +222,8 @@ int vrnic_model_knob_store(struct vrnic_model *m, enum vrnic_knob_id id,
 			return err;
 		}
 	}
-	vrnic_knob_set(m, id, v);
+	/* Every value is valid alone: readers need no lock. */
+	WRITE_ONCE(m->knob[id], v);
 	mutex_unlock(&m->lock);
 	return 0;
 }
@@ -304,7 +243,7 @@ bool vrnic_model_mr_access(struct vrnic_model *m, u32 key, u32 pages,
 			   enum vrnic_mrc_result *res,
 			   struct vrnic_dma_cost *miss)
 {
-	if (likely(READ_ONCE(m->clock) == VRNIC_CLOCK_OFF))
+	if (likely(READ_ONCE(m->knob[VRNIC_KNOB_CLOCK_MODE]) == VRNIC_CLOCK_OFF))
 		return false;
 	*res = vrnic_mrc_lookup(&m->mrc, key >> 8);
 	if (*res == VRNIC_MRC_HIT) {
@@ -358,15 +297,17 @@ bool vrnic_model_dma(struct vrnic_model *m, enum vrnic_dma_dir dir, u32 len,
 {
 	struct vrnic_pcie_xfer x = {};
 	struct vrnic_pcie p;
-	u64 up_ns, down_ns;
+	u64 kbps, up_ns, down_ns;
 
-	if (likely(READ_ONCE(m->clock) == VRNIC_CLOCK_OFF) || !len)
+	if (likely(READ_ONCE(m->knob[VRNIC_KNOB_CLOCK_MODE]) == VRNIC_CLOCK_OFF) ||
+	    !len)
 		return false;
-	p.gen = READ_ONCE(m->pcie.gen);
-	p.lanes = READ_ONCE(m->pcie.lanes);
-	p.mps = READ_ONCE(m->pcie.mps);
-	p.mrrs = READ_ONCE(m->pcie.mrrs);
-	p.ecrc = READ_ONCE(m->pcie.ecrc);
+	p.gen = READ_ONCE(m->knob[VRNIC_KNOB_PCIE_GEN]);
+	p.lanes = READ_ONCE(m->knob[VRNIC_KNOB_PCIE_LANES]);
+	p.mps = READ_ONCE(m->knob[VRNIC_KNOB_PCIE_MPS]);
+	p.mrrs = READ_ONCE(m->knob[VRNIC_KNOB_PCIE_MRRS]);
+	p.ecrc = READ_ONCE(m->knob[VRNIC_KNOB_PCIE_ECRC]);
+	kbps = vrnic_pcie_kbps(&p);
 
 	if (dir == VRNIC_DMA_TO_DEVICE) {
 		vrnic_pcie_read(&p, len, &x);
@@ -382,8 +323,8 @@ bool vrnic_model_dma(struct vrnic_model *m, enum vrnic_dma_dir dir, u32 len,
 	else if (kind == VRNIC_DMA_CQE)
 		atomic64_inc(&m->cnt[VRNIC_MCNT_CQE_WRITES]);
 
-	up_ns = vrnic_pcie_ns(&p, x.bytes_up);
-	down_ns = x.bytes_down ? vrnic_pcie_ns(&p, x.bytes_down) : 0;
+	up_ns = vrnic_pcie_kbps_ns(kbps, x.bytes_up);
+	down_ns = vrnic_pcie_kbps_ns(kbps, x.bytes_down);
 	atomic64_add(x.tlps_up, &m->cnt[VRNIC_MCNT_PCIE_TLPS_UP]);
 	atomic64_add(x.tlps_down, &m->cnt[VRNIC_MCNT_PCIE_TLPS_DOWN]);
 	atomic64_add(x.bytes_up, &m->cnt[VRNIC_MCNT_PCIE_BYTES_UP]);
@@ -395,8 +336,9 @@ bool vrnic_model_dma(struct vrnic_model *m, enum vrnic_dma_dir dir, u32 len,
 	cost->link_bytes = x.bytes_up + x.bytes_down;
 	if (dir == VRNIC_DMA_TO_DEVICE) {
 		/* A read waits for its data: latency, then the completions. */
-		cost->ns = vrnic_dma_read_ns(READ_ONCE(m->read_latency_ns),
-					     READ_ONCE(m->read_ps_per_byte), len);
+		cost->ns = vrnic_dma_read_ns(READ_ONCE(m->knob[VRNIC_KNOB_DMA_READ_LATENCY_NS]),
+					     READ_ONCE(m->knob[VRNIC_KNOB_DMA_READ_PS_PER_BYTE]),
+					     len);
 		atomic64_add(cost->ns, &m->cnt[VRNIC_MCNT_DMA_READ_NS]);
 	} else {
 		/* A posted write is done once it is on the link. */

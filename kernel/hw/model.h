@@ -66,36 +66,6 @@ enum vrnic_model_counter {
 
 extern const char * const vrnic_model_counter_names[VRNIC_MCNT_COUNT];
 
-/**
- * struct vrnic_model - one device's hardware model
- * @lock:		serialises knob writes (readers take a snapshot with
- *			READ_ONCE; every field is valid on its own)
- * @pcie:		the pcie.* knobs
- * @read_latency_ns:	dma.read_latency_ns
- * @read_ps_per_byte:	dma.read_ps_per_byte
- * @clock:		clock.mode
- * @mrc_entries:	mrc.entries
- * @mrc:		the MR translation cache
- * @cnt:		what the model counted
- */
-struct vrnic_model {
-	struct mutex		lock;	/* knob writes */
-	struct vrnic_pcie	pcie;
-	u32			read_latency_ns;
-	u32			read_ps_per_byte;
-	enum vrnic_clock_mode	clock;
-	u32			mrc_entries;
-	struct vrnic_mrc	mrc;
-	atomic64_t		cnt[VRNIC_MCNT_COUNT];
-};
-
-/* The cost of one DMA, for the dma tracepoint. */
-struct vrnic_dma_cost {
-	u32	tlps;		/* both directions */
-	u64	link_bytes;	/* both directions */
-	u64	ns;		/* modeled time until the data is there */
-};
-
 /* The knobs, in the order "vrnicctl model show" lists them. */
 enum vrnic_knob_id {
 	VRNIC_KNOB_PCIE_GEN,
@@ -108,6 +78,29 @@ enum vrnic_knob_id {
 	VRNIC_KNOB_MRC_ENTRIES,
 	VRNIC_KNOB_CLOCK_MODE,
 	VRNIC_KNOB_COUNT
+};
+
+/**
+ * struct vrnic_model - one device's hardware model
+ * @lock:		serialises knob writes (readers take a snapshot with
+ *			READ_ONCE; every knob is valid on its own)
+ * @knob:		the knobs' values, by enum vrnic_knob_id (a choice
+ *			as its index: enum vrnic_clock_mode for clock.mode)
+ * @mrc:		the MR translation cache
+ * @cnt:		what the model counted
+ */
+struct vrnic_model {
+	struct mutex		lock;	/* knob writes */
+	u32			knob[VRNIC_KNOB_COUNT];
+	struct vrnic_mrc	mrc;
+	atomic64_t		cnt[VRNIC_MCNT_COUNT];
+};
+
+/* The cost of one DMA, for the dma tracepoint. */
+struct vrnic_dma_cost {
+	u32	tlps;		/* both directions */
+	u64	link_bytes;	/* both directions */
+	u64	ns;		/* modeled time until the data is there */
 };
 
 extern const char * const vrnic_knob_names[VRNIC_KNOB_COUNT];

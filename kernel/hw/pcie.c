@@ -141,8 +141,12 @@ void vrnic_pcie_read(const struct vrnic_pcie *p, u32 len,
  */
 u64 vrnic_pcie_ns(const struct vrnic_pcie *p, u64 bytes)
 {
-	u64 kbps = vrnic_pcie_kbps(p);
+	return vrnic_pcie_kbps_ns(vrnic_pcie_kbps(p), bytes);
+}
 
+/* The same, at a bandwidth vrnic_pcie_kbps() gave: several transfers, one lookup. */
+u64 vrnic_pcie_kbps_ns(u64 kbps, u64 bytes)
+{
 	/* ns = bits / (kbit/s) * 10^6 */
 	return div64_u64(bytes * 8 * 1000000 + kbps - 1, kbps);
 }

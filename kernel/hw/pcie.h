@@ -53,5 +53,6 @@ void vrnic_pcie_write(const struct vrnic_pcie *p, u32 len,
 void vrnic_pcie_read(const struct vrnic_pcie *p, u32 len,
 		     struct vrnic_pcie_xfer *x);
 u64 vrnic_pcie_ns(const struct vrnic_pcie *p, u64 bytes);
+u64 vrnic_pcie_kbps_ns(u64 kbps, u64 bytes);
 
 #endif /* VRNIC_HW_PCIE_H */
