@@ -7,7 +7,6 @@
 #include <cerrno>
 #include <fstream>
 
-#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -37,25 +36,6 @@ std::filesystem::path model_file(std::string_view dev, std::string_view name)
 {
 	return std::filesystem::path("class/infiniband") / std::string(dev) / "model" /
 	       std::string(name);
-}
-
-/*
- * The model as the kernel shows it: flat, model/<block>.<knob>, each at its
- * table default; keyword knobs list their choices, the current one in
- * brackets.
- */
-void add_flat_model(Harness &h, std::string_view dev)
-{
-	for (const auto &k : vrnic::knob_table()) {
-		std::string v(k.def);
-		if (k.kind == vrnic::KnobKind::keyword) {
-			v.clear();
-			for (auto w : k.words)
-				v += fmt::format("{}{}", v.empty() ? "" : " ",
-						 w == k.def ? fmt::format("[{}]", w) : std::string(w));
-		}
-		h.tree.file(model_file(dev, k.name), v);
-	}
 }
 
 const json &knob_of(const json &knobs, std::string_view name)
@@ -252,7 +232,7 @@ TEST(ModelShow, KnobsWithUnitsRangesDefaults)
 {
 	Harness h;
 	h.tree.add_vrnic("vrnic0");
-	add_flat_model(h, "vrnic0");
+	h.tree.add_model("vrnic0");
 	h.tree.file(model_file("vrnic0", "pcie.mps"), "512");
 	h.tree.file(model_file("vrnic0", "qpc.mode"), "onchip [host]");
 	h.tree.file(model_file("vrnic0", "pcie.future"), "abc");
@@ -292,7 +272,7 @@ TEST(ModelShow, BlockIsTheNameBeforeTheFirstDot)
 {
 	Harness h;
 	h.tree.add_vrnic("vrnic0");
-	add_flat_model(h, "vrnic0");
+	h.tree.add_model("vrnic0");
 	h.tree.file(model_file("vrnic0", "dmax.knob"), "1");
 	h.tree.file(model_file("vrnic0", "dma.extra.part"), "2");
 	auto j = json::parse(h.run({"-j", "model", "show", "vrnic0", "dma"}).out);
@@ -332,7 +312,7 @@ TEST(ModelSet, ValidatesEveryValueBeforeWriting)
 {
 	Harness h;
 	h.tree.add_vrnic("vrnic0");
-	add_flat_model(h, "vrnic0");
+	h.tree.add_model("vrnic0");
 	auto mps = h.tree.root() / model_file("vrnic0", "pcie.mps");
 	auto r = h.run({"model", "set", "vrnic0", "pcie.mps", "512", "pcie.gen", "9"});
 	EXPECT_EQ(r.status, 1);
@@ -353,7 +333,7 @@ TEST(ModelSet, WritesAndReportsOldAndNew)
 {
 	Harness h;
 	h.tree.add_vrnic("vrnic0");
-	add_flat_model(h, "vrnic0");
+	h.tree.add_model("vrnic0");
 	auto r = h.run({"model", "set", "vrnic0", "pcie.mps", "512", "qpc.mode", "host"});
 	EXPECT_EQ(r.status, 0) << r.err;
 	EXPECT_EQ(r.out, "vrnic0: pcie.mps 256 -> 512\nvrnic0: qpc.mode onchip -> host\n");
@@ -372,7 +352,7 @@ TEST(ModelSet, UnknownKnobsAndMissingModel)
 	EXPECT_EQ(r.status, 1);
 	EXPECT_TRUE(has(r.err, "vrnic0 has no hardware model knobs")) << r.err;
 
-	add_flat_model(h, "vrnic0");
+	h.tree.add_model("vrnic0");
 	h.tree.file(model_file("vrnic0", "pcie.future"), "1");
 	r = h.run({"model", "set", "vrnic0", "pcie.future", "2"});
 	EXPECT_EQ(r.status, 0) << r.err;	/* a knob the kernel has is written as-is */
@@ -392,7 +372,7 @@ TEST(ModelSet, KnobTheLoadedModuleLacks)
 {
 	Harness h;
 	h.tree.add_vrnic("vrnic0");
-	add_flat_model(h, "vrnic0");
+	h.tree.add_model("vrnic0");
 	std::filesystem::remove(h.tree.root() / model_file("vrnic0", "clock.mode"));
 	auto r = h.run({"model", "set", "vrnic0", "pcie.mps", "512", "clock.mode", "pace"});
 	EXPECT_EQ(r.status, 1);
@@ -407,7 +387,7 @@ TEST(ModelSet, ChoiceTheKernelDoesNotList)
 	/* The kernel lists its choices; one it lacks is refused before any write. */
 	Harness h;
 	h.tree.add_vrnic("vrnic0");
-	add_flat_model(h, "vrnic0");
+	h.tree.add_model("vrnic0");
 	h.tree.file(model_file("vrnic0", "clock.mode"), "[off] account");
 	auto r = h.run({"model", "set", "vrnic0", "pcie.mps", "512", "clock.mode", "pace"});
 	EXPECT_EQ(r.status, 1);
@@ -422,7 +402,7 @@ TEST(ModelSet, KernelRefusesOutOfRange)
 {
 	Harness h;
 	h.tree.add_vrnic("vrnic0");
-	add_flat_model(h, "vrnic0");
+	h.tree.add_model("vrnic0");
 	h.refuse["pcie.mps"] = EINVAL;
 	auto r = h.run({"model", "set", "vrnic0", "pcie.mps", "4096"});
 	EXPECT_EQ(r.status, 1);
@@ -446,7 +426,7 @@ TEST(ModelSet, KernelRefusesAChoiceItDoesNotImplement)
 {
 	Harness h;
 	h.tree.add_vrnic("vrnic0");
-	add_flat_model(h, "vrnic0");
+	h.tree.add_model("vrnic0");
 	h.refuse["clock.mode"] = EOPNOTSUPP;
 	auto r = h.run({"model", "set", "vrnic0", "pcie.mps", "512", "clock.mode", "pace"});
 	EXPECT_EQ(r.status, 1);
@@ -468,7 +448,7 @@ TEST(ModelSet, BusyNamesTheKnobAndWhatToDo)
 {
 	Harness h;
 	h.tree.add_vrnic("vrnic0");
-	add_flat_model(h, "vrnic0");
+	h.tree.add_model("vrnic0");
 	h.refuse["qpc.entries"] = EBUSY;
 	auto r = h.run({"model", "set", "vrnic0", "pcie.gen", "4", "qpc.entries", "64"});
 	EXPECT_EQ(r.status, 1);
@@ -484,7 +464,7 @@ TEST(ModelSet, PermissionAndOtherErrors)
 {
 	Harness h;
 	h.tree.add_vrnic("vrnic0");
-	add_flat_model(h, "vrnic0");
+	h.tree.add_model("vrnic0");
 	h.refuse["pcie.mps"] = EACCES;
 	auto r = h.run({"model", "set", "vrnic0", "pcie.mps", "512"});
 	EXPECT_EQ(r.err, "error: cannot write pcie.mps of vrnic0: Permission denied (EACCES)\n"
