@@ -35,7 +35,7 @@ traffic() {
 	ip netns exec ns0 timeout 120 "$traffic" -d vrnic0 -x "$g0" -p "$port" \
 		--deadline 100 -j >"$VRNIC_OUT/model-server.json" 2>&1 &
 	local pid=$!
-	tb_wait_port "$port" 30 ns0
+	tb_wait_port "$port" 30 ns0 || true
 	ip netns exec ns1 timeout 120 "$traffic" -d vrnic1 -x "$g1" -p "$port" \
 		--deadline 100 -o "$1" -b "$2" -s 64K -q 8 -j 10.97.0.1 \
 		>"$VRNIC_OUT/model-client.json" 2>&1 || rc=$?
@@ -144,7 +144,7 @@ perf() {
 	ip netns exec ns0 timeout 300 ib_write_bw -d vrnic0 -x "$g0" -q 8 --mr_per_qp \
 		-s 4096 -n 300 -F -u "$uto" >"$VRNIC_OUT/mrc-server.log" 2>&1 &
 	local pid=$!
-	tb_wait_port 18515 30 ns0
+	tb_wait_port 18515 30 ns0 || true
 	ip netns exec ns1 timeout 300 ib_write_bw -d vrnic1 -x "$g1" -q 8 --mr_per_qp \
 		-s 4096 -n 300 -F -u "$uto" 10.97.0.1 >"$VRNIC_OUT/mrc-client.log" 2>&1 || rc=$?
 	wait $pid || src=$?

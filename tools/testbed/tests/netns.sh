@@ -51,10 +51,7 @@ pair() {
 	if [ "$port" = - ]; then
 		sleep 2
 	else
-		for ((i = 0; i < T * 10; i++)); do
-			ip netns exec ns0 ss -Hltn "sport = :$port" | grep -q . && break
-			sleep 0.1
-		done
+		tb_wait_port "$port" "$T" ns0 || true
 	fi
 	ip netns exec "$cns" timeout "$T" $cli >"$log.client.log" 2>&1 || rc=$?
 	wait $pid || src=$?

@@ -384,10 +384,7 @@ ip netns exec ns0 timeout $((T + 30)) ib_write_bw -d vrnic0 -x "$g0" -F -D "$D" 
 	>"$VRNIC_OUT/restrack.server.log" 2>&1 &
 srv=$!
 pids+=($srv)
-for ((i = 0; i < T * 10; i++)); do
-	ip netns exec ns0 ss -Hltn "sport = :18515" | grep -q . && break
-	sleep 0.1
-done
+tb_wait_port 18515 "$T" ns0 || true
 ip netns exec ns1 timeout $((T + 30)) ib_write_bw -d vrnic1 -x "$g1" -F -D "$D" -s $SIZE 10.97.0.1 \
 	>"$VRNIC_OUT/restrack.client.log" 2>&1 &
 cli=$!

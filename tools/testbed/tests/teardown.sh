@@ -51,10 +51,7 @@ start_traffic() {
 	ip netns exec ns0 timeout $((T + 60)) ib_write_bw -d vrnic0 -x "$g0" -F -D "$D" \
 		>"$VRNIC_OUT/$case.server.log" 2>&1 &
 	spid=$!
-	for ((i = 0; i < T * 10; i++)); do
-		ip netns exec ns0 ss -Hltn "sport = :18515" | grep -q . && break
-		sleep 0.1
-	done
+	tb_wait_port 18515 "$T" ns0 || true
 	ip netns exec ns1 timeout $((T + 60)) ib_write_bw -d vrnic1 -x "$g1" -F -D "$D" 10.97.0.1 \
 		>"$VRNIC_OUT/$case.client.log" 2>&1 &
 	cpid=$!
@@ -103,10 +100,7 @@ works() {
 	ip netns exec ns0 timeout "$T" ibv_rc_pingpong -d vrnic0 -g "$g0" -n 50 -p 18516 \
 		>"$VRNIC_OUT/$case.pp.log" 2>&1 &
 	local p=$!
-	for ((i = 0; i < T * 10; i++)); do
-		ip netns exec ns0 ss -Hltn "sport = :18516" | grep -q . && break
-		sleep 0.1
-	done
+	tb_wait_port 18516 "$T" ns0 || true
 	ip netns exec ns1 timeout "$T" ibv_rc_pingpong -d vrnic1 -g "$g1" -n 50 -p 18516 10.97.0.1 \
 		>>"$VRNIC_OUT/$case.pp.log" 2>&1 || rc=$?
 	wait $p || rc=$?
