@@ -12,6 +12,12 @@
 T=60
 D=15
 [ "$VRNIC_KERNEL" = debug ] && T=300
+# TEARDOWN_SKIP: cases left out (space separated).  The debug kernel, there
+# for lifetimes (KASAN, kmemleak, lockdep), leaves out mtu-change: it frees
+# nothing and the stock kernel runs it.
+skip=${TEARDOWN_SKIP-}
+[ "$VRNIC_KERNEL" = debug ] && skip=${TEARDOWN_SKIP-mtu-change}
+want_case() { [[ " $skip " != *" $1 "* ]]; }
 
 tb_modprobe ib_core ib_uverbs rdma_ucm veth udp_tunnel ip6_udp_tunnel
 
@@ -141,14 +147,16 @@ tb_check "teardown/$case/up" ip -n ns1 link set veth1 up
 finish
 
 case=mtu-change
-start_traffic
-tb_check "teardown/$case/mtu-2000" ip -n ns0 link set veth0 mtu 2000
-tb_check "teardown/$case/mtu-1500" ip -n ns0 link set veth0 mtu 1500
-# Path MTU 1024 fits either way: the transfer goes on and succeeds.
-tb_check "teardown/$case/server-succeeds" wait "$spid"
-tb_check "teardown/$case/client-succeeds" wait "$cpid"
-tb_check "teardown/$case/no-qps-left" no_qps
-tb_check "teardown/$case/traffic-after" works
+if want_case $case; then
+	start_traffic
+	tb_check "teardown/$case/mtu-2000" ip -n ns0 link set veth0 mtu 2000
+	tb_check "teardown/$case/mtu-1500" ip -n ns0 link set veth0 mtu 1500
+	# Path MTU 1024 fits either way: the transfer goes on and succeeds.
+	tb_check "teardown/$case/server-succeeds" wait "$spid"
+	tb_check "teardown/$case/client-succeeds" wait "$cpid"
+	tb_check "teardown/$case/no-qps-left" no_qps
+	tb_check "teardown/$case/traffic-after" works
+fi
 
 case=netdev-unregister
 start_traffic
