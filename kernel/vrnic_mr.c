@@ -290,13 +290,13 @@ void vrnic_dma_account(struct vrnic_dev *vdev, enum vrnic_dma_dir dir, u32 len,
  */
 void vrnic_mr_cache_access(struct vrnic_dev *vdev, u32 key, u32 pages)
 {
-	enum vrnic_mrc_result res;
+	enum vrnic_cam_result res;
 	struct vrnic_dma_cost miss;
 
 	if (!vrnic_model_mr_access(&vdev->model, key, pages, &res, &miss))
 		return;
 	trace_mr_cache(&vdev->ibdev, key, res, pages);
-	if (res != VRNIC_MRC_HIT)
+	if (res != VRNIC_CAM_HIT)
 		trace_dma(&vdev->ibdev, 0, VRNIC_DMA_MPT,
 			  VRNIC_MPT_ENTRY_BYTES + pages * VRNIC_MTT_ENTRY_BYTES,
 			  miss.tlps, miss.link_bytes, miss.ns);

@@ -346,6 +346,20 @@ static void vrnic_qp_work(struct work_struct *work)
 	vrnic_qp_put(qp);
 }
 
+/* The doorbell's batch timer released WQEs (hard irq): run the requester. */
+static void vrnic_qp_db_run(struct vrnic_doorbell *db,
+			    const struct vrnic_db_event *ev)
+{
+	struct vrnic_qp *qp = container_of(db, struct vrnic_qp, db);
+
+	trace_doorbell(qp->ibqp.device, qp->ibqp.qp_num, ev->mode, ev->action,
+		       ev->wqes, ev->released, ev->wait_ns);
+	if (!refcount_inc_not_zero(&qp->users))
+		return;
+	vrnic_qp_schedule(qp);
+	vrnic_qp_put(qp);
+}
+
 static void vrnic_qp_timer(struct timer_list *t)
 {
 	struct vrnic_qp *qp = from_timer(qp, t, timer);
@@ -405,9 +419,38 @@ int vrnic_pkt_send(struct vrnic_qp *qp, struct sk_buff *skb,
 	struct vrnic_dev *vdev = to_vdev(qp->ibqp.device);
 	int err;
 
+	vrnic_qpc_access(vdev, qp->ibqp.qp_num);
 	err = vrnic_net_xmit(vdev, skb, av, qp->ibqp.qp_num, dst_qpn);
 	vrnic_count(vdev, err ? VRNIC_CNT_TX_ERR : VRNIC_CNT_TX_PKTS);
 	return err;
+}
+
+/**
+ * vrnic_qpc_access - the engine reaches for QP @qpn's context, once per
+ *	packet it sends or receives: the model's QPC cache hits, or fetches
+ *	the context (and writes back the one it evicts)
+ * @vdev:	the device
+ * @qpn:	the QP
+ *
+ * Nothing but a branch while clock.mode is off.  Context: any.
+ */
+void vrnic_qpc_access(struct vrnic_dev *vdev, u32 qpn)
+{
+	struct vrnic_dma_cost fetch, wb;
+	enum vrnic_cam_result res;
+	u32 bytes;
+
+	if (!vrnic_model_qpc_access(&vdev->model, qpn, &res, &fetch, &wb))
+		return;
+	trace_qpc_cache(&vdev->ibdev, qpn, res);
+	if (res == VRNIC_CAM_HIT)
+		return;
+	bytes = READ_ONCE(vdev->model.knob[VRNIC_KNOB_QPC_CTX_BYTES]);
+	trace_dma(&vdev->ibdev, 0, VRNIC_DMA_QPC, bytes, fetch.tlps,
+		  fetch.link_bytes, fetch.ns);
+	if (res == VRNIC_CAM_EVICT)
+		trace_dma(&vdev->ibdev, 1, VRNIC_DMA_QPC, bytes, wb.tlps,
+			  wb.link_bytes, wb.ns);
 }
 
 static int vrnic_qp_check_cap(struct vrnic_dev *vdev, struct ib_qp_init_attr *init)
@@ -460,6 +503,11 @@ int vrnic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 			return -EINVAL;
 		uctx = vrnic_udata_uctx(udata);
 	}
+	/* A context on the modeled NIC (qpc.mode onchip has a limit). */
+	err = vrnic_model_qp_create(&vdev->model, init->qp_type == IB_QPT_GSI,
+				    &vdev->ibdev.dev);
+	if (err)
+		return err;
 
 	refcount_set(&qp->users, 1);
 	init_completion(&qp->done);
@@ -476,6 +524,7 @@ int vrnic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	INIT_WORK(&qp->work, vrnic_qp_work);
 	skb_queue_head_init(&qp->rx);
 	timer_setup(&qp->timer, vrnic_qp_timer, 0);
+	vrnic_doorbell_init(&qp->db, &vdev->model, vrnic_qp_db_run);
 	qp->mtu = 256;
 
 	/* A send WQE holds the larger of its SGE list and its inline data. */
@@ -487,7 +536,7 @@ int vrnic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 			       sizeof(struct rxe_send_wqe) + sq_payload,
 			       udata ? VRNIC_QUEUE_FROM_USER : VRNIC_QUEUE_FROM_KERNEL);
 	if (err)
-		return err;
+		goto err_model;
 	qp->swqe = kvcalloc(qp->sq.queue.mask + 1, sizeof(*qp->swqe), GFP_KERNEL);
 	if (!qp->swqe) {
 		err = -ENOMEM;
@@ -564,6 +613,9 @@ err_sq:
 	kfree(qp->replay);
 	kvfree(qp->swqe);
 	vrnic_queue_cleanup(&qp->sq.queue);
+err_model:
+	/* No QPN yet: QP 0 is never a vrnic QP, so nothing is uncached. */
+	vrnic_model_qp_destroy(&vdev->model, 0, init->qp_type == IB_QPT_GSI);
 	return err;
 }
 
@@ -751,6 +803,7 @@ int vrnic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (mask & IB_QP_STATE) {
 		if (new == IB_QPS_RESET) {
 			vrnic_queue_reset(&qp->sq.queue);
+			vrnic_doorbell_reset(&qp->db);
 			if (!qp->srq)
 				vrnic_queue_reset(&qp->rq.queue);
 		}
@@ -819,6 +872,8 @@ int vrnic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	vrnic_qp_put(qp);
 	wait_for_completion(&qp->done);
 	del_timer_sync(&qp->timer);
+	/* The batch timer's callback takes no reference now. */
+	vrnic_doorbell_fini(&qp->db);
 	cancel_work_sync(&qp->work);
 	skb_queue_purge(&qp->rx);
 
@@ -828,6 +883,8 @@ int vrnic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	if (!qp->srq)
 		vrnic_queue_cleanup(&qp->rq.queue);
 	vrnic_queue_cleanup(&qp->sq.queue);
+	vrnic_model_qp_destroy(&vdev->model, ibqp->qp_num,
+			       ibqp->qp_type == IB_QPT_GSI);
 	atomic_dec(&vdev->num_qp);
 	return 0;
 }
@@ -835,11 +892,29 @@ int vrnic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 /*
  * The doorbell: librxe writes send WQEs into the mapped SQ and then issues
  * a POST_SEND command with no work requests; kernel consumers arrive here
- * after vrnic_post_send() queued their WQEs.  The requester engine is the
- * QP's work: it flushes a QP in ERR and sends from one in RTS.
+ * after vrnic_post_send() queued their WQEs.  The doorbell block
+ * (hw/doorbell.c, doorbell.mode) decides when the requester learns of them;
+ * the requester engine is the QP's work: it flushes a QP in ERR and sends
+ * from one in RTS.
  */
 static void vrnic_qp_doorbell(struct vrnic_qp *qp)
 {
+	struct vrnic_dev *vdev = to_vdev(qp->ibqp.device);
+	struct vrnic_db_event ev;
+	bool busy, run;
+
+	/* The requester still has released WQEs to send: it is polling. */
+	busy = READ_ONCE(qp->req.index) != vrnic_doorbell_pi(&qp->db);
+	run = vrnic_doorbell_ring(&qp->db, vrnic_queue_producer(&qp->sq.queue),
+				  qp->sq.queue.mask, busy, &ev);
+	trace_doorbell(qp->ibqp.device, qp->ibqp.qp_num, ev.mode, ev.action,
+		       ev.wqes, ev.released, ev.wait_ns);
+	if (ev.mode == VRNIC_DB_SHADOW)
+		vrnic_dma_account(vdev, VRNIC_DMA_TO_DEVICE, VRNIC_DBR_BYTES,
+				  VRNIC_DMA_DBR);
+	/* batch: held for more WQEs, or for the timer. */
+	if (!run)
+		return;
 	/*
 	 * librxe rings from its process, in a system call: like rxe, use
 	 * that context to start sending now rather than wake a worker.

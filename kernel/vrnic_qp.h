@@ -13,6 +13,7 @@
 #include <linux/spinlock.h>
 #include <rdma/ib_verbs.h>
 
+#include "hw/doorbell.h"
 #include "vrnic_queue.h"
 
 struct vrnic_cq;
@@ -119,6 +120,8 @@ struct vrnic_wq {
  * @scq, @rcq:	send and receive completion queues
  * @sig_all:	every send WR generates a completion (IB_SIGNAL_ALL_WR)
  * @is_user:	the queues are mapped into a process (librxe)
+ * @db:		the send queue's doorbell: the requester works up to its
+ *		producer index
  */
 struct vrnic_qp {
 	struct ib_qp		ibqp;
@@ -137,6 +140,7 @@ struct vrnic_qp {
 	bool			sig_all;
 	bool			is_user;
 	u32			mtu;
+	struct vrnic_doorbell	db;
 
 	/*
 	 * The engines run in @work, or in a user doorbell's system call, one
@@ -243,6 +247,7 @@ void vrnic_qp_complete(struct vrnic_qp *qp, struct vrnic_cq *cq,
 
 /* vrnic_req.c, vrnic_resp.c, vrnic_comp.c: run from the QP's work */
 bool vrnic_req_run(struct vrnic_qp *qp, unsigned int budget);
+void vrnic_qpc_access(struct vrnic_dev *vdev, u32 qpn);
 void vrnic_resp_rx(struct vrnic_qp *qp, struct sk_buff *skb);
 void vrnic_resp_flush_ack(struct vrnic_qp *qp);
 void vrnic_comp_rx(struct vrnic_qp *qp, struct sk_buff *skb);

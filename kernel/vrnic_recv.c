@@ -105,6 +105,7 @@ void vrnic_recv(struct vrnic_dev *vdev, struct sk_buff *skb)
 	pkt->psn = vrnic_bth_psn(h.bth);
 	pkt->hdr_len = h.hdr_len;
 	pkt->paylen = h.payload_len;
+	vrnic_qpc_access(vdev, qpn);
 	vrnic_qp_rx(qp, skb);
 	vrnic_qp_put(qp);
 	return;

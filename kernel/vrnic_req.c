@@ -571,7 +571,8 @@ bool vrnic_req_run(struct vrnic_qp *qp, unsigned int budget)
 	if (READ_ONCE(qp->state) != IB_QPS_RTS)
 		return false;
 	while (sent < budget) {
-		if (qp->req.index == vrnic_queue_producer(&qp->sq.queue))
+		/* As far as the doorbell told the NIC, not the live index. */
+		if (qp->req.index == vrnic_doorbell_pi(&qp->db))
 			break;
 		ret = vrnic_req_one(qp);
 		if (ret <= 0)

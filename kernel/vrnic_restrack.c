@@ -10,9 +10,9 @@
  * destroys the object, so the object's queues and tables are there.
  *
  * Adding a field is one more member in a snapshot and one more put in the
- * matching vrnic_res_*_put(); the hardware model's views (MR cache
- * residency from hw/mrc.c, QPC residency once hw/qpc.c exists) are meant
- * to join that way.
+ * matching vrnic_res_*_put(); the hardware model's views (QPC and MR cache
+ * residency, while clock.mode accounts and the caches are in use) joined
+ * that way.
  *
  * Copyright (c) 2026 The vrnic authors
  */
@@ -65,6 +65,8 @@ struct vrnic_res_qp {
 	u32			rnr_retry_left;
 	u32			resp_epsn;
 	u32			resp_msn;
+	bool			model;		/* the clock accounts: */
+	bool			qpc_cached;	/* the context is on chip */
 };
 
 /*
@@ -103,6 +105,8 @@ static void vrnic_res_qp_snapshot(struct vrnic_qp *qp, struct vrnic_res_qp *s)
 	s->resp_epsn = READ_ONCE(qp->resp.epsn);
 	s->resp_msn = READ_ONCE(qp->resp.msn);
 	spin_unlock_irqrestore(&qp->state_lock, flags);
+	s->model = vrnic_model_qpc_resident(&to_vdev(qp->ibqp.device)->model,
+					    qp->ibqp.qp_num, &s->qpc_cached);
 }
 
 /*
@@ -155,7 +159,8 @@ static int vrnic_res_qp_put(struct sk_buff *msg, const void *snap)
 	     rdma_nl_put_driver_u32(msg, "max_rd_atomic",
 				    s->attr.max_rd_atomic)))
 		return -EMSGSIZE;
-	/* The hardware model's view of the QP (QPC residency) goes here. */
+	if (s->model && rdma_nl_put_driver_u32(msg, "qpc_cached", s->qpc_cached))
+		return -EMSGSIZE;
 	return 0;
 }
 
@@ -179,6 +184,8 @@ struct vrnic_res_mr {
 	u64			iova;
 	u64			length;
 	bool			show_iova;
+	bool			model;		/* the clock accounts: */
+	bool			mrc_cached;	/* the translation is on chip */
 };
 
 static const char * const vrnic_mr_type_names[] = {
@@ -208,6 +215,9 @@ static void vrnic_res_mr_snapshot(struct vrnic_mr *mr, struct vrnic_res_mr *s)
 	 * asking is no denial worth auditing.
 	 */
 	s->show_iova = ns_capable_noaudit(&init_user_ns, CAP_NET_ADMIN);
+	s->model = mr->type != VRNIC_MR_DMA &&
+		   vrnic_model_mr_resident(&to_vdev(mr->ibmr.device)->model,
+					   mr->ibmr.lkey, &s->mrc_cached);
 }
 
 static int vrnic_res_mr_put(struct sk_buff *msg, const void *snap)
@@ -235,7 +245,8 @@ static int vrnic_res_mr_put(struct sk_buff *msg, const void *snap)
 	if (mapped && s->show_iova &&
 	    rdma_nl_put_driver_u64_hex(msg, "iova", s->iova))
 		return -EMSGSIZE;
-	/* The hardware model's view of the MR (MR cache residency) goes here. */
+	if (s->model && rdma_nl_put_driver_u32(msg, "mrc_cached", s->mrc_cached))
+		return -EMSGSIZE;
 	return 0;
 }
 

@@ -42,7 +42,9 @@
 	{ 1, "sq_wqe" },			\
 	{ 2, "rq_wqe" },			\
 	{ 3, "cqe" },				\
-	{ 4, "mpt" }
+	{ 4, "mpt" },				\
+	{ 5, "qpc" },				\
+	{ 6, "dbr" }
 
 TRACE_EVENT(qp_state,
 	TP_PROTO(const struct ib_qp *qp, u32 old_state, u32 new_state,
@@ -177,6 +179,63 @@ TRACE_EVENT(mr_cache,
 		  __print_symbolic(__entry->result, { 0, "hit" }, { 1, "miss" },
 				   { 2, "miss-evict" }),
 		  __entry->pages)
+);
+
+/* A QP context lookup: result 0 hit, 1 miss, 2 miss that evicted. */
+TRACE_EVENT(qpc_cache,
+	TP_PROTO(const struct ib_device *ibdev, u32 qpn, u32 result),
+	TP_ARGS(ibdev, qpn, result),
+	TP_STRUCT__entry(
+		__string(dev, dev_name(&ibdev->dev))
+		__field(u32, qpn)
+		__field(u32, result)
+	),
+	TP_fast_assign(
+		__assign_str(dev, dev_name(&ibdev->dev));
+		__entry->qpn = qpn;
+		__entry->result = result;
+	),
+	TP_printk("%s qpn %u %s", __get_str(dev), __entry->qpn,
+		  __print_symbolic(__entry->result, { 0, "hit" }, { 1, "miss" },
+				   { 2, "miss-evict" }))
+);
+
+/*
+ * A send queue doorbell, or a batch released by its timer: mode 0 mmio,
+ * 1 batch, 2 shadow; action 0 ring, 1 hold, 2 full, 3 timer, 4 absorbed,
+ * 5 wake; wqes announced, released to the requester, and (batch) the
+ * time the released WQEs waited in all.
+ */
+TRACE_EVENT(doorbell,
+	TP_PROTO(const struct ib_device *ibdev, u32 qpn, u32 mode, u32 action,
+		 u32 wqes, u32 released, u64 wait_ns),
+	TP_ARGS(ibdev, qpn, mode, action, wqes, released, wait_ns),
+	TP_STRUCT__entry(
+		__string(dev, dev_name(&ibdev->dev))
+		__field(u32, qpn)
+		__field(u32, mode)
+		__field(u32, action)
+		__field(u32, wqes)
+		__field(u32, released)
+		__field(u64, wait_ns)
+	),
+	TP_fast_assign(
+		__assign_str(dev, dev_name(&ibdev->dev));
+		__entry->qpn = qpn;
+		__entry->mode = mode;
+		__entry->action = action;
+		__entry->wqes = wqes;
+		__entry->released = released;
+		__entry->wait_ns = wait_ns;
+	),
+	TP_printk("%s qpn %u %s %s: %u WQEs rung, %u released, waited %llu ns",
+		  __get_str(dev), __entry->qpn,
+		  __print_symbolic(__entry->mode, { 0, "mmio" }, { 1, "batch" },
+				   { 2, "shadow" }),
+		  __print_symbolic(__entry->action, { 0, "ring" }, { 1, "hold" },
+				   { 2, "full" }, { 3, "timer" },
+				   { 4, "absorbed" }, { 5, "wake" }),
+		  __entry->wqes, __entry->released, __entry->wait_ns)
 );
 
 /*

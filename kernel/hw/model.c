@@ -33,6 +33,17 @@ const char * const vrnic_model_counter_names[VRNIC_MCNT_COUNT] = {
 	[VRNIC_MCNT_MRC_HITS]		= "model_mrc_hits",
 	[VRNIC_MCNT_MRC_MISSES]		= "model_mrc_misses",
 	[VRNIC_MCNT_MRC_EVICTIONS]	= "model_mrc_evictions",
+	[VRNIC_MCNT_QPC_HITS]		= "model_qpc_hits",
+	[VRNIC_MCNT_QPC_MISSES]		= "model_qpc_misses",
+	[VRNIC_MCNT_QPC_EVICTIONS]	= "model_qpc_evictions",
+	[VRNIC_MCNT_QPC_REFUSED]	= "model_qpc_refused",
+	[VRNIC_MCNT_DB_RINGS]		= "model_db_rings",
+	[VRNIC_MCNT_DB_WQES]		= "model_db_wqes",
+	[VRNIC_MCNT_DB_MMIO]		= "model_db_mmio_writes",
+	[VRNIC_MCNT_DB_RELEASES]	= "model_db_releases",
+	[VRNIC_MCNT_DB_TIMER]		= "model_db_timer_releases",
+	[VRNIC_MCNT_DB_WAIT_NS]		= "model_db_wait_ns",
+	[VRNIC_MCNT_DB_ADDED_NS]	= "model_db_added_ns",
 };
 
 const char * const vrnic_knob_names[VRNIC_KNOB_COUNT] = {
@@ -43,8 +54,26 @@ const char * const vrnic_knob_names[VRNIC_KNOB_COUNT] = {
 	[VRNIC_KNOB_PCIE_ECRC]			= "pcie.ecrc",
 	[VRNIC_KNOB_DMA_READ_LATENCY_NS]	= "dma.read_latency_ns",
 	[VRNIC_KNOB_DMA_READ_PS_PER_BYTE]	= "dma.read_ps_per_byte",
+	[VRNIC_KNOB_QPC_MODE]			= "qpc.mode",
+	[VRNIC_KNOB_QPC_ENTRIES]		= "qpc.entries",
+	[VRNIC_KNOB_QPC_CTX_BYTES]		= "qpc.ctx_bytes",
 	[VRNIC_KNOB_MRC_ENTRIES]		= "mrc.entries",
+	[VRNIC_KNOB_DOORBELL_MODE]		= "doorbell.mode",
+	[VRNIC_KNOB_DOORBELL_BATCH_WQES]	= "doorbell.batch_wqes",
+	[VRNIC_KNOB_DOORBELL_BATCH_NS]		= "doorbell.batch_ns",
+	[VRNIC_KNOB_DOORBELL_MMIO_NS]		= "doorbell.mmio_ns",
 	[VRNIC_KNOB_CLOCK_MODE]			= "clock.mode",
+};
+
+static const char * const vrnic_qpc_words[] = {
+	[VRNIC_QPC_ONCHIP]	= "onchip",
+	[VRNIC_QPC_HOST]	= "host",
+};
+
+static const char * const vrnic_db_words[] = {
+	[VRNIC_DB_MMIO]		= "mmio",
+	[VRNIC_DB_BATCH]	= "batch",
+	[VRNIC_DB_SHADOW]	= "shadow",
 };
 
 static const char * const vrnic_clock_words[] = {
@@ -72,7 +101,16 @@ static const struct vrnic_knob vrnic_knobs[VRNIC_KNOB_COUNT] = {
 	[VRNIC_KNOB_PCIE_ECRC]		= { "", 0, 1 },
 	[VRNIC_KNOB_DMA_READ_LATENCY_NS] = { "ns", 0, 100000 },
 	[VRNIC_KNOB_DMA_READ_PS_PER_BYTE] = { "ps/byte", 0, 100000 },
+	[VRNIC_KNOB_QPC_MODE]		= { .words = vrnic_qpc_words,
+					    .nwords = ARRAY_SIZE(vrnic_qpc_words) },
+	[VRNIC_KNOB_QPC_ENTRIES]	= { "entries", 1, 65536 },
+	[VRNIC_KNOB_QPC_CTX_BYTES]	= { "bytes", 64, 4096 },
 	[VRNIC_KNOB_MRC_ENTRIES]	= { "entries", 1, 65536 },
+	[VRNIC_KNOB_DOORBELL_MODE]	= { .words = vrnic_db_words,
+					    .nwords = ARRAY_SIZE(vrnic_db_words) },
+	[VRNIC_KNOB_DOORBELL_BATCH_WQES] = { "WQEs", 1, 1024 },
+	[VRNIC_KNOB_DOORBELL_BATCH_NS]	= { "ns", 0, 1000000 },
+	[VRNIC_KNOB_DOORBELL_MMIO_NS]	= { "ns", 0, 100000 },
 	[VRNIC_KNOB_CLOCK_MODE]		= { .words = vrnic_clock_words,
 					    .nwords = ARRAY_SIZE(vrnic_clock_words) },
 };
@@ -80,7 +118,9 @@ static const struct vrnic_knob vrnic_knobs[VRNIC_KNOB_COUNT] = {
 /*
  * Defaults for new devices, from the module parameters: a PCIe Gen3 x16
  * NIC with MPS 256 and MRRS 512, pcie-bench's measured DMA read latency
- * (about 550 ns plus 0.3 ns per byte), a 1024-entry MR cache, no
+ * (about 550 ns plus 0.3 ns per byte), QP contexts in host memory behind
+ * a 1024-entry cache with 256-byte contexts, a 1024-entry MR cache,
+ * per-post MMIO doorbells of 200 ns (batches: 16 WQEs or 1 us), no
  * accounting.
  */
 static u32 vrnic_defaults[VRNIC_KNOB_COUNT] = {
@@ -91,7 +131,14 @@ static u32 vrnic_defaults[VRNIC_KNOB_COUNT] = {
 	[VRNIC_KNOB_PCIE_ECRC]			= 0,
 	[VRNIC_KNOB_DMA_READ_LATENCY_NS]	= 550,
 	[VRNIC_KNOB_DMA_READ_PS_PER_BYTE]	= 300,
+	[VRNIC_KNOB_QPC_MODE]			= VRNIC_QPC_HOST,
+	[VRNIC_KNOB_QPC_ENTRIES]		= 1024,
+	[VRNIC_KNOB_QPC_CTX_BYTES]		= 256,
 	[VRNIC_KNOB_MRC_ENTRIES]		= 1024,
+	[VRNIC_KNOB_DOORBELL_MODE]		= VRNIC_DB_MMIO,
+	[VRNIC_KNOB_DOORBELL_BATCH_WQES]	= 16,
+	[VRNIC_KNOB_DOORBELL_BATCH_NS]		= 1000,
+	[VRNIC_KNOB_DOORBELL_MMIO_NS]		= 200,
 	[VRNIC_KNOB_CLOCK_MODE]			= VRNIC_CLOCK_OFF,
 };
 
@@ -139,6 +186,16 @@ static void vrnic_knob_describe(enum vrnic_knob_id id, char *s, size_t n)
 		  k->min, k->max, *k->unit ? " (" : "", k->unit, *k->unit ? ")" : "");
 }
 
+/* A snapshot of the pcie knobs.  Context: any. */
+void vrnic_model_pcie(struct vrnic_model *m, struct vrnic_pcie *p)
+{
+	p->gen = READ_ONCE(m->knob[VRNIC_KNOB_PCIE_GEN]);
+	p->lanes = READ_ONCE(m->knob[VRNIC_KNOB_PCIE_LANES]);
+	p->mps = READ_ONCE(m->knob[VRNIC_KNOB_PCIE_MPS]);
+	p->mrrs = READ_ONCE(m->knob[VRNIC_KNOB_PCIE_MRRS]);
+	p->ecrc = READ_ONCE(m->knob[VRNIC_KNOB_PCIE_ECRC]);
+}
+
 /**
  * vrnic_model_init - a new device's model, from the module parameters
  * @m:	the model
@@ -148,20 +205,56 @@ static void vrnic_knob_describe(enum vrnic_knob_id id, char *s, size_t n)
 int vrnic_model_init(struct vrnic_model *m)
 {
 	enum vrnic_knob_id id;
-	int i;
+	int i, err;
 
 	mutex_init(&m->lock);
 	for (id = 0; id < VRNIC_KNOB_COUNT; id++)
 		m->knob[id] = vrnic_defaults[id];
 	for (i = 0; i < VRNIC_MCNT_COUNT; i++)
 		atomic64_set(&m->cnt[i], 0);
-	return vrnic_mrc_init(&m->mrc, m->knob[VRNIC_KNOB_MRC_ENTRIES]);
+	m->qps = 0;
+	m->gsi_qps = 0;
+	err = vrnic_cam_init(&m->mrc, m->knob[VRNIC_KNOB_MRC_ENTRIES]);
+	if (err)
+		return err;
+	err = vrnic_cam_init(&m->qpc, m->knob[VRNIC_KNOB_QPC_ENTRIES]);
+	if (err)
+		vrnic_cam_fini(&m->mrc);
+	return err;
 }
 
 /* Free what the model allocated; safe to call twice. */
 void vrnic_model_fini(struct vrnic_model *m)
 {
-	vrnic_mrc_fini(&m->mrc);
+	vrnic_cam_fini(&m->mrc);
+	vrnic_cam_fini(&m->qpc);
+}
+
+/*
+ * Knobs that cannot change under live resources: the QP contexts' home
+ * while QPs other than the GSI QP exist, and the on-chip context count
+ * below the QPs there are.  Caller holds m->lock.  Return: 0 or -EBUSY
+ * with a log line that says what to do.
+ */
+static int vrnic_knob_busy(struct vrnic_model *m, enum vrnic_knob_id id,
+			   u32 v, struct device *dev)
+{
+	u32 user_qps = m->qps - m->gsi_qps;
+
+	if (v == m->knob[id])
+		return 0;
+	if (id == VRNIC_KNOB_QPC_MODE && user_qps) {
+		dev_warn_ratelimited(dev, "model/qpc.mode: busy: %u QPs hold contexts; destroy them first\n",
+				     user_qps);
+		return -EBUSY;
+	}
+	if (id == VRNIC_KNOB_QPC_ENTRIES &&
+	    m->knob[VRNIC_KNOB_QPC_MODE] == VRNIC_QPC_ONCHIP && v < m->qps) {
+		dev_warn_ratelimited(dev, "model/qpc.entries: busy: %u QPs hold on-chip contexts; destroy some first\n",
+				     m->qps);
+		return -EBUSY;
+	}
+	return 0;
 }
 
 /**
@@ -197,12 +290,14 @@ ssize_t vrnic_model_knob_show(struct vrnic_model *m, enum vrnic_knob_id id,
  * @buf:	the text written
  * @dev:	the device, to name in the log
  *
- * Return: 0, or -EINVAL (logged with the values the knob accepts).
+ * Return: 0, -EINVAL (logged with the values the knob accepts), -EBUSY
+ * (logged: live QPs hold the contexts it governs) or -ENOMEM.
  */
 int vrnic_model_knob_store(struct vrnic_model *m, enum vrnic_knob_id id,
 			   const char *buf, struct device *dev)
 {
 	char accepts[96];
+	int err;
 	u32 v;
 
 	if (vrnic_knob_parse(id, buf, &v)) {
@@ -213,19 +308,23 @@ int vrnic_model_knob_store(struct vrnic_model *m, enum vrnic_knob_id id,
 		return -EINVAL;
 	}
 	mutex_lock(&m->lock);
-	if (id == VRNIC_KNOB_MRC_ENTRIES && v != m->knob[id]) {
-		/* A new size starts empty, as after a reset of the NIC's cache. */
-		int err = vrnic_mrc_resize(&m->mrc, v);
-
-		if (err) {
-			mutex_unlock(&m->lock);
-			return err;
-		}
-	}
+	err = vrnic_knob_busy(m, id, v, dev);
+	if (err)
+		goto out;
+	/* A new size starts empty, as after a reset of the NIC's cache. */
+	if (id == VRNIC_KNOB_MRC_ENTRIES && v != m->knob[id])
+		err = vrnic_cam_resize(&m->mrc, v);
+	else if (id == VRNIC_KNOB_QPC_ENTRIES && v != m->knob[id])
+		err = vrnic_cam_resize(&m->qpc, v);
+	else if (id == VRNIC_KNOB_QPC_MODE && v != m->knob[id])
+		err = vrnic_cam_resize(&m->qpc, m->knob[VRNIC_KNOB_QPC_ENTRIES]);
+	if (err)
+		goto out;
 	/* Every value is valid alone: readers need no lock. */
 	WRITE_ONCE(m->knob[id], v);
+out:
 	mutex_unlock(&m->lock);
-	return 0;
+	return err;
 }
 
 /**
@@ -240,18 +339,18 @@ int vrnic_model_knob_store(struct vrnic_model *m, enum vrnic_knob_id id,
  * Context: any.  Return: true when the clock accounts (@res is valid).
  */
 bool vrnic_model_mr_access(struct vrnic_model *m, u32 key, u32 pages,
-			   enum vrnic_mrc_result *res,
+			   enum vrnic_cam_result *res,
 			   struct vrnic_dma_cost *miss)
 {
 	if (likely(READ_ONCE(m->knob[VRNIC_KNOB_CLOCK_MODE]) == VRNIC_CLOCK_OFF))
 		return false;
-	*res = vrnic_mrc_lookup(&m->mrc, key >> 8);
-	if (*res == VRNIC_MRC_HIT) {
+	*res = vrnic_cam_lookup(&m->mrc, key >> 8);
+	if (*res == VRNIC_CAM_HIT) {
 		atomic64_inc(&m->cnt[VRNIC_MCNT_MRC_HITS]);
 		return true;
 	}
 	atomic64_inc(&m->cnt[VRNIC_MCNT_MRC_MISSES]);
-	if (*res == VRNIC_MRC_EVICT)
+	if (*res == VRNIC_CAM_EVICT)
 		atomic64_inc(&m->cnt[VRNIC_MCNT_MRC_EVICTIONS]);
 	vrnic_model_dma(m, VRNIC_DMA_TO_DEVICE,
 			VRNIC_MPT_ENTRY_BYTES + pages * VRNIC_MTT_ENTRY_BYTES,
@@ -268,7 +367,71 @@ bool vrnic_model_mr_access(struct vrnic_model *m, u32 key, u32 pages,
  */
 void vrnic_model_mr_invalidate(struct vrnic_model *m, u32 key)
 {
-	vrnic_mrc_invalidate(&m->mrc, key >> 8);
+	vrnic_cam_invalidate(&m->mrc, key >> 8);
+}
+
+/**
+ * vrnic_model_mr_resident - is @key's translation in the MR cache?
+ * @m:		the model
+ * @key:	the lkey or rkey
+ * @resident:	the answer
+ *
+ * Context: any.  Return: true when the clock accounts (the cache is only
+ * used then, and @resident is valid).
+ */
+bool vrnic_model_mr_resident(struct vrnic_model *m, u32 key, bool *resident)
+{
+	if (READ_ONCE(m->knob[VRNIC_KNOB_CLOCK_MODE]) == VRNIC_CLOCK_OFF)
+		return false;
+	*resident = vrnic_cam_resident(&m->mrc, key >> 8);
+	return true;
+}
+
+/**
+ * vrnic_model_doorbell_account - count and cost what a doorbell did
+ * @m:		the model
+ * @ev:		the doorbell's outcome (vrnic_doorbell_ring(), or its timer)
+ *
+ * An MMIO write is one posted write TLP of the producer index, host to
+ * device, plus doorbell.mmio_ns for the CPU's uncached store to reach the
+ * NIC; a shadow doorbell adds the engine's read of the doorbell record
+ * (the read itself is accounted as a DMA by the caller).  Context: any.
+ */
+void vrnic_model_doorbell_account(struct vrnic_model *m,
+				  const struct vrnic_db_event *ev)
+{
+	struct vrnic_pcie_xfer x = {};
+	struct vrnic_pcie p;
+	u64 added = ev->wait_ns;
+	bool mmio;
+
+	if (likely(READ_ONCE(m->knob[VRNIC_KNOB_CLOCK_MODE]) == VRNIC_CLOCK_OFF))
+		return;
+	if (ev->action != VRNIC_DB_TIMER) {
+		atomic64_inc(&m->cnt[VRNIC_MCNT_DB_RINGS]);
+		atomic64_add(ev->wqes, &m->cnt[VRNIC_MCNT_DB_WQES]);
+	}
+	if (ev->released)
+		atomic64_inc(&m->cnt[VRNIC_MCNT_DB_RELEASES]);
+	if (ev->action == VRNIC_DB_TIMER)
+		atomic64_inc(&m->cnt[VRNIC_MCNT_DB_TIMER]);
+	mmio = ev->action == VRNIC_DB_RING || ev->action == VRNIC_DB_FULL ||
+	       ev->action == VRNIC_DB_TIMER || ev->action == VRNIC_DB_WAKE;
+	if (mmio) {
+		vrnic_model_pcie(m, &p);
+		/* The same TLP as a device's posted write, going down. */
+		vrnic_pcie_write(&p, VRNIC_DBR_BYTES, &x);
+		atomic64_inc(&m->cnt[VRNIC_MCNT_DB_MMIO]);
+		atomic64_add(x.tlps_up, &m->cnt[VRNIC_MCNT_PCIE_TLPS_DOWN]);
+		atomic64_add(x.bytes_up, &m->cnt[VRNIC_MCNT_PCIE_BYTES_DOWN]);
+		added += READ_ONCE(m->knob[VRNIC_KNOB_DOORBELL_MMIO_NS]);
+	}
+	if (ev->mode == VRNIC_DB_SHADOW)
+		added += vrnic_dma_read_ns(READ_ONCE(m->knob[VRNIC_KNOB_DMA_READ_LATENCY_NS]),
+					   READ_ONCE(m->knob[VRNIC_KNOB_DMA_READ_PS_PER_BYTE]),
+					   VRNIC_DBR_BYTES);
+	atomic64_add(ev->wait_ns, &m->cnt[VRNIC_MCNT_DB_WAIT_NS]);
+	atomic64_add(added, &m->cnt[VRNIC_MCNT_DB_ADDED_NS]);
 }
 
 /**
@@ -302,11 +465,7 @@ bool vrnic_model_dma(struct vrnic_model *m, enum vrnic_dma_dir dir, u32 len,
 	if (likely(READ_ONCE(m->knob[VRNIC_KNOB_CLOCK_MODE]) == VRNIC_CLOCK_OFF) ||
 	    !len)
 		return false;
-	p.gen = READ_ONCE(m->knob[VRNIC_KNOB_PCIE_GEN]);
-	p.lanes = READ_ONCE(m->knob[VRNIC_KNOB_PCIE_LANES]);
-	p.mps = READ_ONCE(m->knob[VRNIC_KNOB_PCIE_MPS]);
-	p.mrrs = READ_ONCE(m->knob[VRNIC_KNOB_PCIE_MRRS]);
-	p.ecrc = READ_ONCE(m->knob[VRNIC_KNOB_PCIE_ECRC]);
+	vrnic_model_pcie(m, &p);
 	kbps = vrnic_pcie_kbps(&p);
 
 	if (dir == VRNIC_DMA_TO_DEVICE) {
@@ -401,7 +560,21 @@ VRNIC_PARAM(dma_read_latency_ns, VRNIC_KNOB_DMA_READ_LATENCY_NS,
 	    "default dma.read_latency_ns: fixed DMA read latency, ns (550)");
 VRNIC_PARAM(dma_read_ps_per_byte, VRNIC_KNOB_DMA_READ_PS_PER_BYTE,
 	    "default dma.read_ps_per_byte: DMA read time per byte, ps (300)");
+VRNIC_PARAM(qpc_mode, VRNIC_KNOB_QPC_MODE,
+	    "default qpc.mode: QP contexts onchip (at most qpc.entries QPs) or host (behind a cache) (host)");
+VRNIC_PARAM(qpc_entries, VRNIC_KNOB_QPC_ENTRIES,
+	    "default qpc.entries: on-chip QP contexts, or QP context cache entries, 1..65536 (1024)");
+VRNIC_PARAM(qpc_ctx_bytes, VRNIC_KNOB_QPC_CTX_BYTES,
+	    "default qpc.ctx_bytes: bytes of one QP context, 64..4096 (256)");
 VRNIC_PARAM(mrc_entries, VRNIC_KNOB_MRC_ENTRIES,
 	    "default mrc.entries: MR translation cache entries, 1..65536 (1024)");
+VRNIC_PARAM(doorbell_mode, VRNIC_KNOB_DOORBELL_MODE,
+	    "default doorbell.mode: mmio, batch or shadow (mmio)");
+VRNIC_PARAM(doorbell_batch_wqes, VRNIC_KNOB_DOORBELL_BATCH_WQES,
+	    "default doorbell.batch_wqes: WQEs per coalesced doorbell, 1..1024 (16)");
+VRNIC_PARAM(doorbell_batch_ns, VRNIC_KNOB_DOORBELL_BATCH_NS,
+	    "default doorbell.batch_ns: longest a WQE waits for its batch, ns, 0..1000000 (1000)");
+VRNIC_PARAM(doorbell_mmio_ns, VRNIC_KNOB_DOORBELL_MMIO_NS,
+	    "default doorbell.mmio_ns: cost of one MMIO doorbell write, ns, 0..100000 (200)");
 VRNIC_PARAM(clock_mode, VRNIC_KNOB_CLOCK_MODE,
 	    "default clock.mode: off or account (off)");

@@ -21,8 +21,9 @@
 #include <linux/sysfs.h>
 #include <linux/types.h>
 
+#include "cam.h"
 #include "dma.h"
-#include "mrc.h"
+#include "doorbell.h"
 #include "pcie.h"
 
 enum vrnic_clock_mode {
@@ -37,7 +38,17 @@ enum vrnic_dma_kind {
 	VRNIC_DMA_RQ_WQE,	/* a receive WQE fetched */
 	VRNIC_DMA_CQE,		/* a completion written */
 	VRNIC_DMA_MPT,		/* an MPT entry and MTT entries: a cache miss */
+	VRNIC_DMA_QPC,		/* a QP context: fetched, or written back */
+	VRNIC_DMA_DBR,		/* a doorbell record read (doorbell.mode shadow) */
 };
+
+enum vrnic_qpc_mode {
+	VRNIC_QPC_ONCHIP,	/* at most qpc.entries QPs, every access hits */
+	VRNIC_QPC_HOST,		/* in host memory behind a qpc.entries cache */
+};
+
+/* A doorbell record: the producer index software keeps in host memory. */
+#define VRNIC_DBR_BYTES		8
 
 /* What the MR cache fetches on a miss: the MPT entry, and 8 B per page. */
 #define VRNIC_MPT_ENTRY_BYTES	64
@@ -61,6 +72,17 @@ enum vrnic_model_counter {
 	VRNIC_MCNT_MRC_HITS,
 	VRNIC_MCNT_MRC_MISSES,
 	VRNIC_MCNT_MRC_EVICTIONS,
+	VRNIC_MCNT_QPC_HITS,
+	VRNIC_MCNT_QPC_MISSES,
+	VRNIC_MCNT_QPC_EVICTIONS,
+	VRNIC_MCNT_QPC_REFUSED,
+	VRNIC_MCNT_DB_RINGS,
+	VRNIC_MCNT_DB_WQES,
+	VRNIC_MCNT_DB_MMIO,
+	VRNIC_MCNT_DB_RELEASES,
+	VRNIC_MCNT_DB_TIMER,
+	VRNIC_MCNT_DB_WAIT_NS,
+	VRNIC_MCNT_DB_ADDED_NS,
 	VRNIC_MCNT_COUNT
 };
 
@@ -75,7 +97,14 @@ enum vrnic_knob_id {
 	VRNIC_KNOB_PCIE_ECRC,
 	VRNIC_KNOB_DMA_READ_LATENCY_NS,
 	VRNIC_KNOB_DMA_READ_PS_PER_BYTE,
+	VRNIC_KNOB_QPC_MODE,
+	VRNIC_KNOB_QPC_ENTRIES,
+	VRNIC_KNOB_QPC_CTX_BYTES,
 	VRNIC_KNOB_MRC_ENTRIES,
+	VRNIC_KNOB_DOORBELL_MODE,
+	VRNIC_KNOB_DOORBELL_BATCH_WQES,
+	VRNIC_KNOB_DOORBELL_BATCH_NS,
+	VRNIC_KNOB_DOORBELL_MMIO_NS,
 	VRNIC_KNOB_CLOCK_MODE,
 	VRNIC_KNOB_COUNT
 };
@@ -86,13 +115,19 @@ enum vrnic_knob_id {
  *			READ_ONCE; every knob is valid on its own)
  * @knob:		the knobs' values, by enum vrnic_knob_id (a choice
  *			as its index: enum vrnic_clock_mode for clock.mode)
+ * @qps:		QPs that hold a context (under @lock)
+ * @gsi_qps:		of which the GSI QP (under @lock)
  * @mrc:		the MR translation cache
+ * @qpc:		the QP context cache (qpc.mode host)
  * @cnt:		what the model counted
  */
 struct vrnic_model {
-	struct mutex		lock;	/* knob writes */
+	struct mutex		lock;	/* knob writes, @qps */
 	u32			knob[VRNIC_KNOB_COUNT];
-	struct vrnic_mrc	mrc;
+	u32			qps;
+	u32			gsi_qps;
+	struct vrnic_cam	mrc;
+	struct vrnic_cam	qpc;
 	atomic64_t		cnt[VRNIC_MCNT_COUNT];
 };
 
@@ -116,9 +151,21 @@ int vrnic_model_knob_store(struct vrnic_model *m, enum vrnic_knob_id id,
 bool vrnic_model_dma(struct vrnic_model *m, enum vrnic_dma_dir dir, u32 len,
 		     enum vrnic_dma_kind kind, struct vrnic_dma_cost *cost);
 bool vrnic_model_mr_access(struct vrnic_model *m, u32 key, u32 pages,
-			   enum vrnic_mrc_result *res,
+			   enum vrnic_cam_result *res,
 			   struct vrnic_dma_cost *miss);
 void vrnic_model_mr_invalidate(struct vrnic_model *m, u32 key);
+bool vrnic_model_mr_resident(struct vrnic_model *m, u32 key, bool *resident);
+int vrnic_model_qp_create(struct vrnic_model *m, bool gsi, struct device *dev);
+void vrnic_model_qp_destroy(struct vrnic_model *m, u32 qpn, bool gsi);
+bool vrnic_model_qpc_access(struct vrnic_model *m, u32 qpn,
+			    enum vrnic_cam_result *res,
+			    struct vrnic_dma_cost *fetch,
+			    struct vrnic_dma_cost *writeback);
+bool vrnic_model_qpc_resident(struct vrnic_model *m, u32 qpn, bool *resident);
+void vrnic_model_doorbell_account(struct vrnic_model *m,
+				  const struct vrnic_db_event *ev);
+
+void vrnic_model_pcie(struct vrnic_model *m, struct vrnic_pcie *p);
 
 /* Helpers for the KUnit suite. */
 u64 vrnic_dma_read_ns(u32 latency_ns, u32 ps_per_byte, u32 len);

@@ -4,17 +4,20 @@
  * bandwidth and large-write goodput against values computed by hand from
  * the pcie-bench model (Neugebauer et al., SIGCOMM 2018) for Gen3/Gen4,
  * x8/x16, MPS 128/256/512; TLP and byte counts for writes and reads; the
- * knobs' validation; and that clock.mode off accounts nothing.
+ * knobs' validation; that clock.mode off accounts nothing; the MR and QP
+ * context caches (LRU, onchip limit, -EBUSY under live QPs); and the
+ * doorbell modes (mmio, batch by count and by timer, shadow).
  *
  * Copyright (c) 2026 The vrnic authors
  */
 
 #include <kunit/test.h>
+#include <linux/completion.h>
 #include <linux/math64.h>
 #include <linux/string.h>
 
 #include "../hw/model.h"
-#include "../hw/mrc.h"
+#include "../hw/cam.h"
 #include "../hw/pcie.h"
 
 struct pcie_bw_case {
@@ -178,6 +181,18 @@ static const struct knob_case knob_cases[] = {
 	{ "mrc_ok", VRNIC_KNOB_MRC_ENTRIES, "4", 0 },
 	{ "mrc_zero", VRNIC_KNOB_MRC_ENTRIES, "0", -EINVAL },
 	{ "mrc_over", VRNIC_KNOB_MRC_ENTRIES, "65537", -EINVAL },
+	{ "qpc_mode_word", VRNIC_KNOB_QPC_MODE, "chip", -EINVAL },
+	{ "qpc_entries_ok", VRNIC_KNOB_QPC_ENTRIES, "65536", 0 },
+	{ "qpc_entries_zero", VRNIC_KNOB_QPC_ENTRIES, "0", -EINVAL },
+	{ "qpc_ctx_small", VRNIC_KNOB_QPC_CTX_BYTES, "63", -EINVAL },
+	{ "qpc_ctx_ok", VRNIC_KNOB_QPC_CTX_BYTES, "4096", 0 },
+	{ "db_mode_word", VRNIC_KNOB_DOORBELL_MODE, "ring", -EINVAL },
+	{ "db_batch_zero", VRNIC_KNOB_DOORBELL_BATCH_WQES, "0", -EINVAL },
+	{ "db_batch_over", VRNIC_KNOB_DOORBELL_BATCH_WQES, "1025", -EINVAL },
+	{ "db_batch_ok", VRNIC_KNOB_DOORBELL_BATCH_WQES, "1024", 0 },
+	{ "db_ns_zero", VRNIC_KNOB_DOORBELL_BATCH_NS, "0", 0 },
+	{ "db_ns_over", VRNIC_KNOB_DOORBELL_BATCH_NS, "1000001", -EINVAL },
+	{ "db_mmio_over", VRNIC_KNOB_DOORBELL_MMIO_NS, "100001", -EINVAL },
 };
 
 static void knob_desc(const struct knob_case *c, char *desc)
@@ -254,66 +269,66 @@ static void vrnic_mrc_lru(struct kunit *test)
 {
 	static const struct {
 		u32 tag;
-		enum vrnic_mrc_result want;
+		enum vrnic_cam_result want;
 	} steps[] = {
-		{ 1, VRNIC_MRC_MISS }, { 2, VRNIC_MRC_MISS }, { 3, VRNIC_MRC_MISS },
-		{ 1, VRNIC_MRC_HIT },		/* LRU now 2, then 3, then 1 */
-		{ 4, VRNIC_MRC_EVICT },		/* 2 out */
-		{ 3, VRNIC_MRC_HIT },
-		{ 2, VRNIC_MRC_EVICT },		/* 1 out */
-		{ 4, VRNIC_MRC_HIT }, { 3, VRNIC_MRC_HIT }, { 2, VRNIC_MRC_HIT },
-		{ 1, VRNIC_MRC_EVICT },		/* 4 out */
-		{ 4, VRNIC_MRC_EVICT },
+		{ 1, VRNIC_CAM_MISS }, { 2, VRNIC_CAM_MISS }, { 3, VRNIC_CAM_MISS },
+		{ 1, VRNIC_CAM_HIT },		/* LRU now 2, then 3, then 1 */
+		{ 4, VRNIC_CAM_EVICT },		/* 2 out */
+		{ 3, VRNIC_CAM_HIT },
+		{ 2, VRNIC_CAM_EVICT },		/* 1 out */
+		{ 4, VRNIC_CAM_HIT }, { 3, VRNIC_CAM_HIT }, { 2, VRNIC_CAM_HIT },
+		{ 1, VRNIC_CAM_EVICT },		/* 4 out */
+		{ 4, VRNIC_CAM_EVICT },
 	};
-	struct vrnic_mrc c;
+	struct vrnic_cam c;
 	int i;
 
-	KUNIT_ASSERT_EQ(test, vrnic_mrc_init(&c, 3), 0);
+	KUNIT_ASSERT_EQ(test, vrnic_cam_init(&c, 3), 0);
 	for (i = 0; i < ARRAY_SIZE(steps); i++)
-		KUNIT_EXPECT_EQ_MSG(test, vrnic_mrc_lookup(&c, steps[i].tag),
+		KUNIT_EXPECT_EQ_MSG(test, vrnic_cam_lookup(&c, steps[i].tag),
 				    steps[i].want, "step %d tag %u", i, steps[i].tag);
-	KUNIT_EXPECT_EQ(test, vrnic_mrc_used(&c), 3);
-	vrnic_mrc_fini(&c);
+	KUNIT_EXPECT_EQ(test, vrnic_cam_used(&c), 3);
+	vrnic_cam_fini(&c);
 }
 
 /* Invalidation frees the entry; a resize starts empty; working sets. */
 static void vrnic_mrc_invalidate_resize(struct kunit *test)
 {
-	struct vrnic_mrc c;
+	struct vrnic_cam c;
 	u32 round, tag, misses;
 
-	KUNIT_ASSERT_EQ(test, vrnic_mrc_init(&c, 2), 0);
-	vrnic_mrc_lookup(&c, 7);
-	vrnic_mrc_lookup(&c, 8);
-	vrnic_mrc_invalidate(&c, 7);
-	vrnic_mrc_invalidate(&c, 99);		/* not cached: nothing */
-	KUNIT_EXPECT_EQ(test, vrnic_mrc_used(&c), 1);
-	KUNIT_EXPECT_EQ(test, vrnic_mrc_lookup(&c, 7), VRNIC_MRC_MISS);
-	KUNIT_EXPECT_EQ(test, vrnic_mrc_lookup(&c, 8), VRNIC_MRC_HIT);
+	KUNIT_ASSERT_EQ(test, vrnic_cam_init(&c, 2), 0);
+	vrnic_cam_lookup(&c, 7);
+	vrnic_cam_lookup(&c, 8);
+	vrnic_cam_invalidate(&c, 7);
+	vrnic_cam_invalidate(&c, 99);		/* not cached: nothing */
+	KUNIT_EXPECT_EQ(test, vrnic_cam_used(&c), 1);
+	KUNIT_EXPECT_EQ(test, vrnic_cam_lookup(&c, 7), VRNIC_CAM_MISS);
+	KUNIT_EXPECT_EQ(test, vrnic_cam_lookup(&c, 8), VRNIC_CAM_HIT);
 
 	/* Cycling 8 keys through 4 entries misses every time (LRU). */
-	KUNIT_ASSERT_EQ(test, vrnic_mrc_resize(&c, 4), 0);
-	KUNIT_EXPECT_EQ(test, vrnic_mrc_used(&c), 0);
+	KUNIT_ASSERT_EQ(test, vrnic_cam_resize(&c, 4), 0);
+	KUNIT_EXPECT_EQ(test, vrnic_cam_used(&c), 0);
 	misses = 0;
 	for (round = 0; round < 4; round++)
 		for (tag = 0; tag < 8; tag++)
-			misses += vrnic_mrc_lookup(&c, tag) != VRNIC_MRC_HIT;
+			misses += vrnic_cam_lookup(&c, tag) != VRNIC_CAM_HIT;
 	KUNIT_EXPECT_EQ(test, misses, 32);
 	/* ... and 4 keys through 4 entries miss only the first round. */
 	misses = 0;
 	for (round = 0; round < 4; round++)
 		for (tag = 100; tag < 104; tag++)
-			misses += vrnic_mrc_lookup(&c, tag) != VRNIC_MRC_HIT;
+			misses += vrnic_cam_lookup(&c, tag) != VRNIC_CAM_HIT;
 	KUNIT_EXPECT_EQ(test, misses, 4);
-	vrnic_mrc_fini(&c);
-	vrnic_mrc_fini(&c);			/* twice is safe */
+	vrnic_cam_fini(&c);
+	vrnic_cam_fini(&c);			/* twice is safe */
 }
 
 /* The model's side: counters and the MPT/MTT fetch of a miss. */
 static void vrnic_model_mr_cache(struct kunit *test)
 {
 	struct vrnic_model *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
-	enum vrnic_mrc_result res;
+	enum vrnic_cam_result res;
 	struct vrnic_dma_cost miss;
 
 	KUNIT_ASSERT_NOT_NULL(test, m);
@@ -324,21 +339,289 @@ static void vrnic_model_mr_cache(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, vrnic_model_knob_store(m, VRNIC_KNOB_MRC_ENTRIES,
 						     "1", NULL), 0);
 	KUNIT_EXPECT_TRUE(test, vrnic_model_mr_access(m, 0x1234, 3, &res, &miss));
-	KUNIT_EXPECT_EQ(test, res, VRNIC_MRC_MISS);
+	KUNIT_EXPECT_EQ(test, res, VRNIC_CAM_MISS);
 	/* 64 B MPT entry + 3 x 8 B MTT: one read request, one completion. */
 	KUNIT_EXPECT_EQ(test, miss.tlps, 2);
 	KUNIT_EXPECT_EQ(test, miss.link_bytes, 24 + 88 + 20);
 	/* Same MPT index, other key byte: the same translation. */
 	KUNIT_EXPECT_TRUE(test, vrnic_model_mr_access(m, 0x12ff, 1, &res, &miss));
-	KUNIT_EXPECT_EQ(test, res, VRNIC_MRC_HIT);
+	KUNIT_EXPECT_EQ(test, res, VRNIC_CAM_HIT);
 	KUNIT_EXPECT_TRUE(test, vrnic_model_mr_access(m, 0x5600, 1, &res, &miss));
-	KUNIT_EXPECT_EQ(test, res, VRNIC_MRC_EVICT);
+	KUNIT_EXPECT_EQ(test, res, VRNIC_CAM_EVICT);
 	vrnic_model_mr_invalidate(m, 0x5600);
 	KUNIT_EXPECT_TRUE(test, vrnic_model_mr_access(m, 0x5600, 1, &res, &miss));
-	KUNIT_EXPECT_EQ(test, res, VRNIC_MRC_MISS);
+	KUNIT_EXPECT_EQ(test, res, VRNIC_CAM_MISS);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_MRC_HITS]), 1);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_MRC_MISSES]), 3);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_MRC_EVICTIONS]), 1);
+	vrnic_model_fini(m);
+}
+
+static struct vrnic_model *model_new(struct kunit *test, const char *clock)
+{
+	struct vrnic_model *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	KUNIT_ASSERT_EQ(test, vrnic_model_init(m), 0);
+	KUNIT_ASSERT_EQ(test, vrnic_model_knob_store(m, VRNIC_KNOB_CLOCK_MODE,
+						     clock, NULL), 0);
+	return m;
+}
+
+static int knob(struct vrnic_model *m, enum vrnic_knob_id id, const char *v)
+{
+	return vrnic_model_knob_store(m, id, v, NULL);
+}
+
+/*
+ * qpc.mode onchip: at most qpc.entries QPs, the GSI QP included; the
+ * knobs that govern live contexts answer -EBUSY, and a refused value
+ * changes nothing.
+ */
+static void vrnic_qpc_onchip_limit(struct kunit *test)
+{
+	struct vrnic_model *m = model_new(test, "off");
+
+	KUNIT_ASSERT_EQ(test, knob(m, VRNIC_KNOB_QPC_MODE, "onchip"), 0);
+	KUNIT_ASSERT_EQ(test, knob(m, VRNIC_KNOB_QPC_ENTRIES, "2"), 0);
+	KUNIT_EXPECT_EQ(test, vrnic_model_qp_create(m, true, NULL), 0);
+	KUNIT_EXPECT_EQ(test, vrnic_model_qp_create(m, false, NULL), 0);
+	KUNIT_EXPECT_EQ(test, vrnic_model_qp_create(m, false, NULL), -ENOMEM);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_QPC_REFUSED]), 1);
+	KUNIT_EXPECT_EQ(test, knob(m, VRNIC_KNOB_QPC_ENTRIES, "1"), -EBUSY);
+	KUNIT_EXPECT_EQ(test, knob(m, VRNIC_KNOB_QPC_MODE, "host"), -EBUSY);
+	KUNIT_EXPECT_EQ(test, m->knob[VRNIC_KNOB_QPC_ENTRIES], 2);
+	KUNIT_EXPECT_EQ(test, m->knob[VRNIC_KNOB_QPC_MODE], VRNIC_QPC_ONCHIP);
+	/* Growing is fine; so is the same value. */
+	KUNIT_EXPECT_EQ(test, knob(m, VRNIC_KNOB_QPC_ENTRIES, "3"), 0);
+	KUNIT_EXPECT_EQ(test, knob(m, VRNIC_KNOB_QPC_MODE, "onchip"), 0);
+	KUNIT_EXPECT_EQ(test, vrnic_model_qp_create(m, false, NULL), 0);
+	vrnic_model_qp_destroy(m, 17, false);
+	vrnic_model_qp_destroy(m, 18, false);
+	/* Only the GSI QP left: the contexts may move. */
+	KUNIT_EXPECT_EQ(test, knob(m, VRNIC_KNOB_QPC_MODE, "host"), 0);
+	KUNIT_EXPECT_EQ(test, knob(m, VRNIC_KNOB_QPC_ENTRIES, "1"), 0);
+	/* Host mode has no limit. */
+	KUNIT_EXPECT_EQ(test, vrnic_model_qp_create(m, false, NULL), 0);
+	KUNIT_EXPECT_EQ(test, vrnic_model_qp_create(m, false, NULL), 0);
+	KUNIT_EXPECT_EQ(test, m->qps, 3);
+	vrnic_model_fini(m);
+}
+
+/* qpc.mode host: an LRU cache; a miss reads a context, an eviction writes one. */
+static void vrnic_qpc_host_cache(struct kunit *test)
+{
+	static const struct {
+		u32 qpn;
+		enum vrnic_cam_result want;
+	} steps[] = {
+		{ 17, VRNIC_CAM_MISS }, { 18, VRNIC_CAM_MISS }, { 17, VRNIC_CAM_HIT },
+		{ 19, VRNIC_CAM_EVICT },	/* 18 was least recently used */
+		{ 17, VRNIC_CAM_HIT }, { 18, VRNIC_CAM_EVICT },
+	};
+	struct vrnic_model *m = model_new(test, "off");
+	struct vrnic_dma_cost f, wb;
+	enum vrnic_cam_result res;
+	bool in;
+	int i;
+
+	KUNIT_EXPECT_FALSE(test, vrnic_model_qpc_access(m, 17, &res, &f, &wb));
+	KUNIT_EXPECT_FALSE(test, vrnic_model_qpc_resident(m, 17, &in));
+	KUNIT_ASSERT_EQ(test, knob(m, VRNIC_KNOB_CLOCK_MODE, "account"), 0);
+	KUNIT_ASSERT_EQ(test, knob(m, VRNIC_KNOB_QPC_ENTRIES, "2"), 0);
+	KUNIT_ASSERT_EQ(test, knob(m, VRNIC_KNOB_QPC_CTX_BYTES, "512"), 0);
+	for (i = 0; i < ARRAY_SIZE(steps); i++) {
+		KUNIT_EXPECT_TRUE(test, vrnic_model_qpc_access(m, steps[i].qpn,
+							       &res, &f, &wb));
+		KUNIT_EXPECT_EQ_MSG(test, res, steps[i].want, "step %d", i);
+	}
+	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_QPC_HITS]), 2);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_QPC_MISSES]), 4);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_QPC_EVICTIONS]), 2);
+	/* 512 B contexts, MRRS 512, MPS 256: one request, two completions. */
+	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_DMA_READ_BYTES]), 4 * 512);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_DMA_WRITE_BYTES]), 2 * 512);
+	KUNIT_EXPECT_EQ(test, f.tlps, 1 + 2);
+	KUNIT_EXPECT_EQ(test, wb.tlps, 2);
+	KUNIT_EXPECT_TRUE(test, vrnic_model_qpc_resident(m, 18, &in));
+	KUNIT_EXPECT_TRUE(test, in);
+	KUNIT_EXPECT_TRUE(test, vrnic_model_qpc_resident(m, 19, &in));
+	KUNIT_EXPECT_FALSE(test, in);
+	/* A destroyed QP's context leaves the cache. */
+	KUNIT_EXPECT_EQ(test, vrnic_model_qp_create(m, false, NULL), 0);
+	vrnic_model_qp_destroy(m, 18, false);
+	KUNIT_EXPECT_TRUE(test, vrnic_model_qpc_resident(m, 18, &in));
+	KUNIT_EXPECT_FALSE(test, in);
+	/* On chip, everything hits and is resident. */
+	KUNIT_ASSERT_EQ(test, knob(m, VRNIC_KNOB_QPC_MODE, "onchip"), 0);
+	KUNIT_EXPECT_TRUE(test, vrnic_model_qpc_access(m, 99, &res, &f, &wb));
+	KUNIT_EXPECT_EQ(test, res, VRNIC_CAM_HIT);
+	KUNIT_EXPECT_TRUE(test, vrnic_model_qpc_resident(m, 1234, &in));
+	KUNIT_EXPECT_TRUE(test, in);
+	vrnic_model_fini(m);
+}
+
+struct db_probe {
+	struct vrnic_doorbell db;
+	struct completion fired;
+	struct vrnic_db_event ev;
+	int runs;
+};
+
+static void db_probe_run(struct vrnic_doorbell *db,
+			 const struct vrnic_db_event *ev)
+{
+	struct db_probe *p = container_of(db, struct db_probe, db);
+
+	p->ev = *ev;
+	p->runs++;
+	complete(&p->fired);
+}
+
+static struct db_probe *db_probe_new(struct kunit *test, struct vrnic_model *m)
+{
+	struct db_probe *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	init_completion(&p->fired);
+	vrnic_doorbell_init(&p->db, m, db_probe_run);
+	return p;
+}
+
+/* mmio: every doorbell releases what it announced, one MMIO write each. */
+static void vrnic_doorbell_mmio(struct kunit *test)
+{
+	struct vrnic_model *m = model_new(test, "account");
+	struct db_probe *p = db_probe_new(test, m);
+	struct vrnic_db_event ev;
+
+	KUNIT_EXPECT_TRUE(test, vrnic_doorbell_ring(&p->db, 3, 63, false, &ev));
+	KUNIT_EXPECT_EQ(test, ev.action, VRNIC_DB_RING);
+	KUNIT_EXPECT_EQ(test, ev.wqes, 3);
+	KUNIT_EXPECT_EQ(test, vrnic_doorbell_pi(&p->db), 3);
+	/* The index wraps with the queue: 62 -> 1 is 3 WQEs. */
+	KUNIT_EXPECT_TRUE(test, vrnic_doorbell_ring(&p->db, 62, 63, false, &ev));
+	KUNIT_EXPECT_TRUE(test, vrnic_doorbell_ring(&p->db, 1, 63, false, &ev));
+	KUNIT_EXPECT_EQ(test, ev.wqes, 3);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_DB_RINGS]), 3);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_DB_WQES]), 3 + 59 + 3);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_DB_MMIO]), 3);
+	/* An 8-byte posted write: one TLP of 24 + 8 bytes, host to device. */
+	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_PCIE_TLPS_DOWN]), 3);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_PCIE_BYTES_DOWN]), 3 * 32);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_DB_ADDED_NS]), 3 * 200);
+	KUNIT_EXPECT_EQ(test, p->runs, 0);
+	vrnic_doorbell_fini(&p->db);
+	vrnic_model_fini(m);
+}
+
+/* batch: held until batch_wqes are waiting; one MMIO write for them all. */
+static void vrnic_doorbell_batch_count(struct kunit *test)
+{
+	struct vrnic_model *m = model_new(test, "account");
+	struct db_probe *p = db_probe_new(test, m);
+	struct vrnic_db_event ev;
+
+	KUNIT_ASSERT_EQ(test, knob(m, VRNIC_KNOB_DOORBELL_MODE, "batch"), 0);
+	KUNIT_ASSERT_EQ(test, knob(m, VRNIC_KNOB_DOORBELL_BATCH_WQES, "4"), 0);
+	KUNIT_ASSERT_EQ(test, knob(m, VRNIC_KNOB_DOORBELL_BATCH_NS, "1000000"), 0);
+	KUNIT_EXPECT_FALSE(test, vrnic_doorbell_ring(&p->db, 1, 63, false, &ev));
+	KUNIT_EXPECT_EQ(test, ev.action, VRNIC_DB_HOLD);
+	KUNIT_EXPECT_FALSE(test, vrnic_doorbell_ring(&p->db, 3, 63, false, &ev));
+	KUNIT_EXPECT_EQ(test, vrnic_doorbell_pi(&p->db), 0);
+	KUNIT_EXPECT_TRUE(test, vrnic_doorbell_ring(&p->db, 5, 63, false, &ev));
+	KUNIT_EXPECT_EQ(test, ev.action, VRNIC_DB_FULL);
+	KUNIT_EXPECT_EQ(test, ev.wqes, 2);
+	KUNIT_EXPECT_EQ(test, ev.released, 5);
+	KUNIT_EXPECT_EQ(test, vrnic_doorbell_pi(&p->db), 5);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_DB_RINGS]), 3);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_DB_MMIO]), 1);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_DB_RELEASES]), 1);
+	/* Nothing held: the timer must not release anything. */
+	KUNIT_EXPECT_EQ(test, wait_for_completion_timeout(&p->fired,
+							  msecs_to_jiffies(20)), 0);
+	/* batch_ns 0: no waiting at all. */
+	KUNIT_ASSERT_EQ(test, knob(m, VRNIC_KNOB_DOORBELL_BATCH_NS, "0"), 0);
+	KUNIT_EXPECT_TRUE(test, vrnic_doorbell_ring(&p->db, 6, 63, false, &ev));
+	KUNIT_EXPECT_EQ(test, ev.action, VRNIC_DB_FULL);
+	KUNIT_EXPECT_EQ(test, vrnic_doorbell_pi(&p->db), 6);
+	vrnic_doorbell_fini(&p->db);
+	vrnic_model_fini(m);
+}
+
+/* batch: a lone WQE goes when batch_ns runs out, through the callback. */
+static void vrnic_doorbell_batch_timer(struct kunit *test)
+{
+	struct vrnic_model *m = model_new(test, "account");
+	struct db_probe *p = db_probe_new(test, m);
+	struct vrnic_db_event ev;
+
+	KUNIT_ASSERT_EQ(test, knob(m, VRNIC_KNOB_DOORBELL_MODE, "batch"), 0);
+	KUNIT_ASSERT_EQ(test, knob(m, VRNIC_KNOB_DOORBELL_BATCH_NS, "2000"), 0);
+	KUNIT_EXPECT_FALSE(test, vrnic_doorbell_ring(&p->db, 1, 63, false, &ev));
+	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&p->fired,
+							  msecs_to_jiffies(1000)), 0);
+	KUNIT_EXPECT_EQ(test, p->runs, 1);
+	KUNIT_EXPECT_EQ(test, p->ev.action, VRNIC_DB_TIMER);
+	KUNIT_EXPECT_EQ(test, p->ev.released, 1);
+	/* local_clock() may differ a little between CPUs. */
+	KUNIT_EXPECT_GE(test, p->ev.wait_ns, 1000);
+	KUNIT_EXPECT_EQ(test, vrnic_doorbell_pi(&p->db), 1);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_DB_TIMER]), 1);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_DB_MMIO]), 1);
+	KUNIT_EXPECT_GE(test, atomic64_read(&m->cnt[VRNIC_MCNT_DB_WAIT_NS]), 1000);
+
+	/* A reset forgets what was held: the timer (1 ms) finds nothing. */
+	KUNIT_ASSERT_EQ(test, knob(m, VRNIC_KNOB_DOORBELL_BATCH_NS, "1000000"), 0);
+	reinit_completion(&p->fired);
+	KUNIT_EXPECT_FALSE(test, vrnic_doorbell_ring(&p->db, 3, 63, false, &ev));
+	vrnic_doorbell_reset(&p->db);
+	KUNIT_EXPECT_EQ(test, wait_for_completion_timeout(&p->fired,
+							  msecs_to_jiffies(20)), 0);
+	KUNIT_EXPECT_EQ(test, vrnic_doorbell_pi(&p->db), 0);
+	vrnic_doorbell_fini(&p->db);
+	vrnic_model_fini(m);
+}
+
+/* shadow: a busy engine reads the record itself; an idle one is woken. */
+static void vrnic_doorbell_shadow(struct kunit *test)
+{
+	struct vrnic_model *m = model_new(test, "account");
+	struct db_probe *p = db_probe_new(test, m);
+	struct vrnic_db_event ev;
+
+	KUNIT_ASSERT_EQ(test, knob(m, VRNIC_KNOB_DOORBELL_MODE, "shadow"), 0);
+	KUNIT_EXPECT_TRUE(test, vrnic_doorbell_ring(&p->db, 2, 63, false, &ev));
+	KUNIT_EXPECT_EQ(test, ev.action, VRNIC_DB_WAKE);
+	KUNIT_EXPECT_TRUE(test, vrnic_doorbell_ring(&p->db, 4, 63, true, &ev));
+	KUNIT_EXPECT_EQ(test, ev.action, VRNIC_DB_ABSORBED);
+	KUNIT_EXPECT_EQ(test, vrnic_doorbell_pi(&p->db), 4);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_DB_RINGS]), 2);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_DB_MMIO]), 1);
+	/* One MMIO (200 ns), two record reads (550 + 3 ns each). */
+	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_DB_ADDED_NS]),
+			200 + 2 * 553);
+	vrnic_doorbell_fini(&p->db);
+	vrnic_model_fini(m);
+}
+
+/* Doorbells act with the clock off too; they count nothing then. */
+static void vrnic_doorbell_clock_off(struct kunit *test)
+{
+	struct vrnic_model *m = model_new(test, "off");
+	struct db_probe *p = db_probe_new(test, m);
+	struct vrnic_db_event ev;
+	int i;
+
+	KUNIT_ASSERT_EQ(test, knob(m, VRNIC_KNOB_DOORBELL_MODE, "batch"), 0);
+	KUNIT_ASSERT_EQ(test, knob(m, VRNIC_KNOB_DOORBELL_BATCH_WQES, "2"), 0);
+	KUNIT_EXPECT_FALSE(test, vrnic_doorbell_ring(&p->db, 1, 63, false, &ev));
+	KUNIT_EXPECT_TRUE(test, vrnic_doorbell_ring(&p->db, 2, 63, false, &ev));
+	KUNIT_EXPECT_EQ(test, vrnic_doorbell_pi(&p->db), 2);
+	for (i = 0; i < VRNIC_MCNT_COUNT; i++)
+		KUNIT_EXPECT_EQ_MSG(test, atomic64_read(&m->cnt[i]), 0, "%s",
+				    vrnic_model_counter_names[i]);
+	vrnic_doorbell_fini(&p->db);
 	vrnic_model_fini(m);
 }
 
@@ -352,6 +635,13 @@ static struct kunit_case vrnic_model_cases[] = {
 	KUNIT_CASE(vrnic_mrc_lru),
 	KUNIT_CASE(vrnic_mrc_invalidate_resize),
 	KUNIT_CASE(vrnic_model_mr_cache),
+	KUNIT_CASE(vrnic_qpc_onchip_limit),
+	KUNIT_CASE(vrnic_qpc_host_cache),
+	KUNIT_CASE(vrnic_doorbell_mmio),
+	KUNIT_CASE(vrnic_doorbell_batch_count),
+	KUNIT_CASE(vrnic_doorbell_batch_timer),
+	KUNIT_CASE(vrnic_doorbell_shadow),
+	KUNIT_CASE(vrnic_doorbell_clock_off),
 	{}
 };
 

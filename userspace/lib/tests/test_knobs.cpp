@@ -38,7 +38,7 @@ TEST(Knobs, TableIsTheContract)
 				 "pcie.gen", "pcie.lanes", "pcie.mps", "pcie.mrrs", "pcie.ecrc",
 				 "dma.read_latency_ns", "dma.read_ps_per_byte", "qpc.mode", "qpc.entries", "qpc.ctx_bytes",
 				 "mrc.entries", "doorbell.mode", "doorbell.batch_wqes",
-				 "doorbell.batch_ns", "clock.mode", "clock.dilation"}));
+				 "doorbell.batch_ns", "doorbell.mmio_ns", "clock.mode", "clock.dilation"}));
 }
 
 TEST(Knobs, MpsMessageNamesTheChoices)
@@ -125,7 +125,7 @@ TEST(Knobs, ReadKnobsKnownInTableOrderThenUnknown)
 		EXPECT_EQ(all[i].name, knob_table()[i].name);
 	EXPECT_EQ(all[2].value, "512");
 	EXPECT_EQ(all[7].name, "qpc.mode");
-	EXPECT_EQ(all[7].value, "onchip");
+	EXPECT_EQ(all[7].value, "host");
 	EXPECT_EQ(all[all.size() - 2].name, "aaa.new_knob");
 	EXPECT_EQ(all.back().name, "pcie.zeta");
 	EXPECT_EQ(all.back().knob, nullptr);

@@ -334,9 +334,9 @@ TEST(ModelSet, WritesAndReportsOldAndNew)
 	Harness h;
 	h.tree.add_vrnic("vrnic0");
 	h.tree.add_model("vrnic0");
-	auto r = h.run({"model", "set", "vrnic0", "pcie.mps", "512", "qpc.mode", "host"});
+	auto r = h.run({"model", "set", "vrnic0", "pcie.mps", "512", "qpc.mode", "onchip"});
 	EXPECT_EQ(r.status, 0) << r.err;
-	EXPECT_EQ(r.out, "vrnic0: pcie.mps 256 -> 512\nvrnic0: qpc.mode onchip -> host\n");
+	EXPECT_EQ(r.out, "vrnic0: pcie.mps 256 -> 512\nvrnic0: qpc.mode host -> onchip\n");
 	EXPECT_EQ(slurp(h.tree.root() / model_file("vrnic0", "pcie.mps")), "512");
 	auto j = json::parse(h.run({"-j", "model", "set", "vrnic0", "pcie.gen", "4"}).out);
 	EXPECT_EQ(j[0], json::parse(R"({"dev":"vrnic0","knob":"pcie.gen","old":"3","value":"4"})"));

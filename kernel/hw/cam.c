@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * vrnic hardware model: the MR translation cache (see mrc.h).
+ * vrnic hardware model: a small LRU CAM, the MR and QP context caches'
+ * store (see cam.h).
  *
  * Copyright (c) 2026 The vrnic authors
  */
@@ -10,16 +11,16 @@
 #include <linux/mm.h>
 #include <linux/slab.h>
 
-#include "mrc.h"
+#include "cam.h"
 
-struct vrnic_mrc_store {
-	struct vrnic_mrc_entry	*e;
+struct vrnic_cam_store {
+	struct vrnic_cam_entry	*e;
 	struct hlist_head	*buckets;
 	u32			entries;
 	u32			mask;
 };
 
-static int vrnic_mrc_alloc(struct vrnic_mrc_store *s, u32 entries)
+static int vrnic_cam_alloc(struct vrnic_cam_store *s, u32 entries)
 {
 	u32 nb = roundup_pow_of_two(max_t(u32, entries, 2));
 
@@ -36,7 +37,7 @@ static int vrnic_mrc_alloc(struct vrnic_mrc_store *s, u32 entries)
 }
 
 /* Install @s as the (empty) cache.  Caller holds c->lock or owns @c. */
-static void vrnic_mrc_install(struct vrnic_mrc *c, struct vrnic_mrc_store *s)
+static void vrnic_cam_install(struct vrnic_cam *c, struct vrnic_cam_store *s)
 {
 	u32 i;
 
@@ -51,29 +52,29 @@ static void vrnic_mrc_install(struct vrnic_mrc *c, struct vrnic_mrc_store *s)
 }
 
 /**
- * vrnic_mrc_init - an empty cache of @entries entries
+ * vrnic_cam_init - an empty cache of @entries entries
  * @c:		the cache
  * @entries:	capacity, at least 1
  *
  * Context: process.  Return: 0 or -ENOMEM.
  */
-int vrnic_mrc_init(struct vrnic_mrc *c, u32 entries)
+int vrnic_cam_init(struct vrnic_cam *c, u32 entries)
 {
-	struct vrnic_mrc_store s;
+	struct vrnic_cam_store s;
 	int err;
 
 	spin_lock_init(&c->lock);
 	c->e = NULL;
 	c->buckets = NULL;
-	err = vrnic_mrc_alloc(&s, entries);
+	err = vrnic_cam_alloc(&s, entries);
 	if (err)
 		return err;
-	vrnic_mrc_install(c, &s);
+	vrnic_cam_install(c, &s);
 	return 0;
 }
 
 /* Free the cache's memory; safe to call twice. */
-void vrnic_mrc_fini(struct vrnic_mrc *c)
+void vrnic_cam_fini(struct vrnic_cam *c)
 {
 	kvfree(c->e);
 	kvfree(c->buckets);
@@ -83,95 +84,95 @@ void vrnic_mrc_fini(struct vrnic_mrc *c)
 }
 
 /**
- * vrnic_mrc_resize - replace the cache by an empty one of @entries entries
+ * vrnic_cam_resize - replace the cache by an empty one of @entries entries
  * @c:		the cache
  * @entries:	the new capacity
  *
  * Context: process (allocates).  Return: 0, or -ENOMEM with @c unchanged.
  */
-int vrnic_mrc_resize(struct vrnic_mrc *c, u32 entries)
+int vrnic_cam_resize(struct vrnic_cam *c, u32 entries)
 {
-	struct vrnic_mrc_store s, old;
+	struct vrnic_cam_store s, old;
 	unsigned long flags;
 	int err;
 
-	err = vrnic_mrc_alloc(&s, entries);
+	err = vrnic_cam_alloc(&s, entries);
 	if (err)
 		return err;
 	spin_lock_irqsave(&c->lock, flags);
 	old.e = c->e;
 	old.buckets = c->buckets;
-	vrnic_mrc_install(c, &s);
+	vrnic_cam_install(c, &s);
 	spin_unlock_irqrestore(&c->lock, flags);
 	kvfree(old.e);
 	kvfree(old.buckets);
 	return 0;
 }
 
-static struct hlist_head *vrnic_mrc_bucket(struct vrnic_mrc *c, u32 tag)
+static struct hlist_head *vrnic_cam_bucket(struct vrnic_cam *c, u32 tag)
 {
 	return &c->buckets[hash_32(tag, 32) & c->mask];
 }
 
-static struct vrnic_mrc_entry *vrnic_mrc_find(struct vrnic_mrc *c, u32 tag)
+static struct vrnic_cam_entry *vrnic_cam_find(struct vrnic_cam *c, u32 tag)
 {
-	struct vrnic_mrc_entry *e;
+	struct vrnic_cam_entry *e;
 
-	hlist_for_each_entry(e, vrnic_mrc_bucket(c, tag), node)
+	hlist_for_each_entry(e, vrnic_cam_bucket(c, tag), node)
 		if (e->tag == tag)
 			return e;
 	return NULL;
 }
 
 /**
- * vrnic_mrc_lookup - look @tag up, and put it in the cache on a miss
+ * vrnic_cam_lookup - look @tag up, and put it in the cache on a miss
  * @c:		the cache
- * @tag:	the key's MPT index
+ * @tag:	the tag (an MPT index, a QPN)
  *
  * Context: any.  Return: whether it hit, missed, or missed and evicted.
  */
-enum vrnic_mrc_result vrnic_mrc_lookup(struct vrnic_mrc *c, u32 tag)
+enum vrnic_cam_result vrnic_cam_lookup(struct vrnic_cam *c, u32 tag)
 {
-	enum vrnic_mrc_result r = VRNIC_MRC_MISS;
-	struct vrnic_mrc_entry *e;
+	enum vrnic_cam_result r = VRNIC_CAM_MISS;
+	struct vrnic_cam_entry *e;
 	unsigned long flags;
 
 	spin_lock_irqsave(&c->lock, flags);
-	e = vrnic_mrc_find(c, tag);
+	e = vrnic_cam_find(c, tag);
 	if (e) {
 		list_move(&e->lru, &c->lru);
 		spin_unlock_irqrestore(&c->lock, flags);
-		return VRNIC_MRC_HIT;
+		return VRNIC_CAM_HIT;
 	}
 	if (!list_empty(&c->free)) {
-		e = list_first_entry(&c->free, struct vrnic_mrc_entry, lru);
+		e = list_first_entry(&c->free, struct vrnic_cam_entry, lru);
 	} else {
-		e = list_last_entry(&c->lru, struct vrnic_mrc_entry, lru);
+		e = list_last_entry(&c->lru, struct vrnic_cam_entry, lru);
 		hlist_del(&e->node);
-		r = VRNIC_MRC_EVICT;
+		r = VRNIC_CAM_EVICT;
 	}
 	e->tag = tag;
-	hlist_add_head(&e->node, vrnic_mrc_bucket(c, tag));
+	hlist_add_head(&e->node, vrnic_cam_bucket(c, tag));
 	list_move(&e->lru, &c->lru);
 	spin_unlock_irqrestore(&c->lock, flags);
 	return r;
 }
 
 /**
- * vrnic_mrc_invalidate - drop @tag's translation (MR deregistered,
- *	invalidated or registered again)
+ * vrnic_cam_invalidate - drop @tag's entry (an MR deregistered,
+ *	invalidated or registered again; a QP destroyed)
  * @c:		the cache
  * @tag:	the key's MPT index
  *
  * Context: any.
  */
-void vrnic_mrc_invalidate(struct vrnic_mrc *c, u32 tag)
+void vrnic_cam_invalidate(struct vrnic_cam *c, u32 tag)
 {
-	struct vrnic_mrc_entry *e;
+	struct vrnic_cam_entry *e;
 	unsigned long flags;
 
 	spin_lock_irqsave(&c->lock, flags);
-	e = c->e ? vrnic_mrc_find(c, tag) : NULL;
+	e = c->e ? vrnic_cam_find(c, tag) : NULL;
 	if (e) {
 		hlist_del(&e->node);
 		list_move(&e->lru, &c->free);
@@ -179,8 +180,27 @@ void vrnic_mrc_invalidate(struct vrnic_mrc *c, u32 tag)
 	spin_unlock_irqrestore(&c->lock, flags);
 }
 
+/**
+ * vrnic_cam_resident - is @tag in the cache?  A look that moves nothing
+ *	(for rdma res; the NIC's own accesses go through vrnic_cam_lookup)
+ * @c:		the cache
+ * @tag:	the tag
+ *
+ * Context: any.
+ */
+bool vrnic_cam_resident(struct vrnic_cam *c, u32 tag)
+{
+	unsigned long flags;
+	bool r;
+
+	spin_lock_irqsave(&c->lock, flags);
+	r = c->e && vrnic_cam_find(c, tag);
+	spin_unlock_irqrestore(&c->lock, flags);
+	return r;
+}
+
 /* Entries in use. */
-u32 vrnic_mrc_used(struct vrnic_mrc *c)
+u32 vrnic_cam_used(struct vrnic_cam *c)
 {
 	struct list_head *p;
 	unsigned long flags;
