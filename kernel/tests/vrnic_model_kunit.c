@@ -615,6 +615,8 @@ static void vrnic_doorbell_clock_off(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, knob(m, VRNIC_KNOB_DOORBELL_MODE, "batch"), 0);
 	KUNIT_ASSERT_EQ(test, knob(m, VRNIC_KNOB_DOORBELL_BATCH_WQES, "2"), 0);
+	/* Long enough that the count, not the timer, releases. */
+	KUNIT_ASSERT_EQ(test, knob(m, VRNIC_KNOB_DOORBELL_BATCH_NS, "1000000"), 0);
 	KUNIT_EXPECT_FALSE(test, vrnic_doorbell_ring(&p->db, 1, 63, false, &ev));
 	KUNIT_EXPECT_TRUE(test, vrnic_doorbell_ring(&p->db, 2, 63, false, &ev));
 	KUNIT_EXPECT_EQ(test, vrnic_doorbell_pi(&p->db), 2);

@@ -5,7 +5,9 @@
 # qp-errors.bt sees a QP enter ERR for a remote access error (with the
 # NAK and the error completion) and for retry exhausted (with the
 # retransmissions); caches.bt sees the model's MR cache miss, then hit,
-# under a pingpong.
+# and the QP context cache (one entry for two QPs) miss, evict and hit,
+# under a pingpong; doorbells.bt sees batch-mode doorbells held and
+# released by the batch timer under a pingpong.
 . tools/testbed/guest-lib.sh
 bin=${VRNIC_BUILD:-build}/userspace/tests/vrnic-conformance
 dev=$(tb_rdma_dev vrnic)
@@ -81,11 +83,13 @@ tb_check bpftrace/qp-errors-retry-exhausted grep -q -- '-> ERR (retry)' "$out"
 tb_check bpftrace/qp-errors-retransmits grep -q 'retransmit from psn .* (timeout)' "$out"
 tb_check bpftrace/qp-errors-summary grep -q '^@err_by_cause\[retry\]: 1$' "$out"
 
-# ---- caches.bt: the model's MR cache under a pingpong ----
+# ---- caches.bt: the model's MR and QPC caches under a pingpong ----
 # (Needs a module with the hardware model: clock.mode account.)
 model=/sys/class/infiniband/$dev/model
 if [ -e "$model/clock.mode" ]; then
 	echo account >"$model/clock.mode"
+	# The pingpong's two QPs take turns in one QPC entry.
+	echo 1 >"$model/qpc.entries"
 	out=$VRNIC_OUT/caches.txt
 	trace caches.bt "$out"
 	timeout "$T" ibv_rc_pingpong -d "$dev" -g "$gid" -n 200 >"$VRNIC_OUT/pp2-server.log" 2>&1 &
@@ -97,12 +101,47 @@ if [ -e "$model/clock.mode" ]; then
 	sleep 1.2	# one more interval
 	untrace
 	echo off >"$model/clock.mode"
+	echo 1024 >"$model/qpc.entries"
 	cat "$out"
 	# Two MRs, one per pingpong, 400 messages: a miss for each MR, then
 	# hits; some second's line shows the lookups and the ratio.
 	tb_check bpftrace/caches-ratio grep -Eq 'MR cache: [0-9]+ lookups, [0-9]+ percent hits' "$out"
 	tb_check bpftrace/caches-hits grep -q "^@mr_hits\[$dev\]: [1-9]" "$out"
 	tb_check bpftrace/caches-misses grep -q "^@mr_misses\[$dev\]: [1-9]" "$out"
+	# Two QPs, one entry: each turn of the other QP evicts; a QP's
+	# receive and its answer hit.
+	tb_check bpftrace/caches-qpc-ratio grep -Eq 'QP context cache: [0-9]+ lookups, [0-9]+ percent hits' "$out"
+	tb_check bpftrace/caches-qpc-hits grep -q "^@qpc_hits\[$dev\]: [1-9]" "$out"
+	tb_check bpftrace/caches-qpc-evictions grep -q "^@qpc_evictions\[$dev\]: [1-9]" "$out"
+fi
+
+# ---- doorbells.bt: batch doorbells under a pingpong ----
+# A pingpong has one SEND out at a time: in batch mode each waits for the
+# batch timer (200 us here), which releases it.
+if [ -e "$model/doorbell.mode" ]; then
+	echo batch >"$model/doorbell.mode"
+	echo 8 >"$model/doorbell.batch_wqes"
+	echo 200000 >"$model/doorbell.batch_ns"
+	out=$VRNIC_OUT/doorbells.txt
+	trace doorbells.bt "$out"
+	timeout "$T" ibv_rc_pingpong -d "$dev" -g "$gid" -n 100 >"$VRNIC_OUT/pp3-server.log" 2>&1 &
+	spid=$!
+	tb_wait_port 18515 "$T" || true
+	tb_check bpftrace/doorbells-pingpong-ran timeout "$T" ibv_rc_pingpong -d "$dev" -g "$gid" \
+		-n 100 127.0.0.1 >"$VRNIC_OUT/pp3-client.log" 2>&1
+	wait $spid || true
+	untrace
+	echo mmio >"$model/doorbell.mode"
+	cat "$out"
+	tb_check bpftrace/doorbells-held grep -q "^@doorbells\[$dev, batch, hold\]: [1-9]" "$out"
+	tb_check bpftrace/doorbells-timer grep -q "^@doorbells\[$dev, batch, timer\]: [1-9]" "$out"
+	# One SEND per post: every doorbell announced one WQE.
+	tb_check bpftrace/doorbells-histogram grep -A3 -q '^@wqes_per_doorbell:' "$out"
+	doorbell_ones() {
+		awk '/^@wqes_per_doorbell:/ { f = 1; next } f && /^$/ { exit }
+		     f && /^\[1\]/ { ok = 1 } END { exit !ok }' "$out"
+	}
+	tb_check bpftrace/doorbells-one-wqe-each doorbell_ones
 fi
 
 rdma link delete "$dev"

@@ -10,6 +10,11 @@
 #   - the PCIe model shows in them: MPS 128 takes about three times the
 #     TLPs of MPS 512 for the same traffic, and more link time;
 #   - the MR cache: 8 MRs in use fit in 16 entries and thrash in 2;
+#   - the QP context cache: 8 QPs per device fit in 1024 entries (a miss
+#     each, no evictions) and thrash in 2; qpc.mode answers EBUSY while
+#     QPs exist; qpc.mode onchip refuses the QP beyond qpc.entries;
+#   - doorbells: per-post MMIO writes announce one WQE each; batch mode
+#     coalesces several WQEs per MMIO write, and they wait;
 #   - the dma tracepoint reports each DMA.
 . tools/testbed/guest-lib.sh
 
@@ -130,46 +135,120 @@ tb_check model/mps128-more-tlps test $((t128 * 10)) -ge $((t512 * 25))
 tb_check model/mps128-more-link-time test "$ns128" -gt "$ns512"
 setk pcie.mps 256
 
-# --- the MR cache -------------------------------------------------------------
-# perf QP_COUNT: ib_write_bw on 8 QPs, an MR each (--mr_per_qp), 4 KiB
-# writes; prints the MR cache misses and hits of both devices.
+# --- the MR and QP context caches, doorbells -----------------------------------
+# perf QPS COUNTER...: ib_write_bw on QPS QPs, an MR each (--mr_per_qp),
+# 4 KiB writes; prints how much each COUNTER grew over both devices.
 # The debug kernel is some 20 times slower: 8 QPs' queues take longer than
 # perftest's 67 ms ACK timeout to drain there (as in load.sh), so 1 s.
 uto=14
 [ "$VRNIC_KERNEL" = debug ] && uto=18
 perf() {
-	local m0 h0 rc=0 src=0
-	m0=$(total model_mrc_misses)
-	h0=$(total model_mrc_hits)
-	ip netns exec ns0 timeout 300 ib_write_bw -d vrnic0 -x "$g0" -q 8 --mr_per_qp \
-		-s 4096 -n 300 -F -u "$uto" >"$VRNIC_OUT/mrc-server.log" 2>&1 &
+	local qps=$1 rc=0 src=0 n out=()
+	shift
+	local -A c0
+	for n in "$@"; do c0[$n]=$(total "$n"); done
+	ip netns exec ns0 timeout 300 ib_write_bw -d vrnic0 -x "$g0" -q "$qps" --mr_per_qp \
+		-s 4096 -n 300 -F -u "$uto" >"$VRNIC_OUT/perf-server.log" 2>&1 &
 	local pid=$!
 	tb_wait_port 18515 30 ns0 || true
-	ip netns exec ns1 timeout 300 ib_write_bw -d vrnic1 -x "$g1" -q 8 --mr_per_qp \
-		-s 4096 -n 300 -F -u "$uto" 10.97.0.1 >"$VRNIC_OUT/mrc-client.log" 2>&1 || rc=$?
+	ip netns exec ns1 timeout 300 ib_write_bw -d vrnic1 -x "$g1" -q "$qps" --mr_per_qp \
+		-s 4096 -n 300 -F -u "$uto" 10.97.0.1 >"$VRNIC_OUT/perf-client.log" 2>&1 || rc=$?
 	wait $pid || src=$?
 	[ "$rc" -eq 0 ] && [ "$src" -eq 0 ] || {
 		echo "ib_write_bw: client $rc server $src" >&2
-		tail -n 5 "$VRNIC_OUT/mrc-client.log" "$VRNIC_OUT/mrc-server.log" >&2
+		tail -n 5 "$VRNIC_OUT/perf-client.log" "$VRNIC_OUT/perf-server.log" >&2
 		return 1
 	}
-	echo "$(($(total model_mrc_misses) - m0)) $(($(total model_mrc_hits) - h0))"
+	for n in "$@"; do out+=($(($(total "$n") - c0[$n]))); done
+	echo "${out[*]}"
 }
+caches="model_mrc_misses model_mrc_hits model_qpc_misses model_qpc_evictions model_qpc_hits model_db_wqes model_db_mmio_writes"
 setk mrc.entries 16
 tb_check model/mrc-entries-set test "$(cat "$m/mrc.entries")" = 16
-r16=$(perf) || r16="0 0"
+r16=$(perf 8 $caches) || r16="0 0 0 0 0 0 0"
 setk mrc.entries 2
-r2=$(perf) || r2="0 0"
+setk qpc.entries 2
+r2=$(perf 8 $caches) || r2="0 0 0 0 0 0 0"
 setk mrc.entries 1024
-read -r miss16 hit16 <<<"$r16"
-read -r miss2 hit2 <<<"$r2"
+setk qpc.entries 1024
+read -r miss16 hit16 qmiss1024 qev1024 qhit1024 dbw1 dbm1 <<<"$r16"
+read -r miss2 hit2 qmiss2 qev2 qhit2 _ _ <<<"$r2"
 echo "8 MRs in use: mrc.entries 16: $miss16 misses, $hit16 hits; 2 entries: $miss2 misses, $hit2 hits"
+echo "8 QPs per device: qpc.entries 1024: $qmiss1024 misses ($qev1024 evictions), $qhit1024 hits;" \
+	"2 entries: $qmiss2 misses ($qev2 evictions), $qhit2 hits"
 # 8 MRs fit in 16 entries: one miss per MR and device (16), then hits.  In
 # 2 they push each other out whenever the engine turns to another QP
 # (perftest posts each QP's WRs in bursts, so most accesses still hit).
 tb_check model/mrc-working-set-fits test "$miss16" -gt 0 -a "$miss16" -le 32 -a "$hit16" -gt $((miss16 * 20))
 tb_check model/mrc-working-set-thrashes test "$miss2" -gt $((miss16 * 2))
 tb_check model/mrc-entries-refused refused mrc.entries 0 "an integer in 1..65536 (entries)"
+# 8 QPs per device fit in 1024 contexts: a miss per QP (its first packet),
+# nothing evicted.  In 2 the engine's turns between QPs push contexts out
+# (perftest posts each QP's WRs in bursts, so most lookups still hit).
+tb_check model/qpc-working-set-fits test "$qmiss1024" -gt 0 -a "$qmiss1024" -le 32 -a "$qev1024" -eq 0
+tb_check model/qpc-working-set-thrashes test "$qev2" -ge 16 -a "$qmiss2" -gt $((qmiss1024 * 2))
+
+# qpc.mode answers EBUSY while QPs live (a pingpong server holds its QP
+# while it waits for a client), and says so in the log.
+qpc_busy() {
+	local pid rc=0 mark=qpc-busy-$RANDOM
+	echo "$mark" >/dev/kmsg
+	ip netns exec ns0 timeout 60 ibv_rc_pingpong -d vrnic0 -g "$g0" -p 18530 \
+		>"$VRNIC_OUT/qpc-busy.log" 2>&1 &
+	pid=$!
+	tb_wait_port 18530 30 ns0 || true
+	if echo onchip 2>/dev/null >"$(model vrnic0)/qpc.mode"; then
+		echo "qpc.mode changed under a live QP"
+		rc=1
+	fi
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	dmesg | sed -n "/$mark/,\$p" | grep 'model/qpc.mode: busy' || rc=1
+	[ "$(cat "$(model vrnic0)/qpc.mode")" = "onchip [host]" ] || rc=1
+	return $rc
+}
+tb_check model/qpc-mode-busy qpc_busy
+# qpc.mode onchip with one context more than vrnic0's QPs (the GSI QP, if
+# the MAD layer made one): a pingpong takes it, a second one's QP is
+# refused (ENOMEM) and counted.
+qpc_onchip() {
+	local r0 pid rc=0 n
+	n=$(rdma res show qp -j | jq '[.[] | select(.ifname == "vrnic0")] | length')
+	echo "vrnic0 has $n QPs; qpc.entries $((n + 1))"
+	echo onchip >"$(model vrnic0)/qpc.mode" &&
+		echo $((n + 1)) >"$(model vrnic0)/qpc.entries" || return 1
+	r0=$(cnt vrnic0 model_qpc_refused)
+	ip netns exec ns0 timeout 60 ibv_rc_pingpong -d vrnic0 -g "$g0" -p 18531 \
+		>"$VRNIC_OUT/qpc-onchip-1.log" 2>&1 &
+	pid=$!
+	tb_wait_port 18531 30 ns0 || true
+	ip netns exec ns0 timeout 60 ibv_rc_pingpong -d vrnic0 -g "$g0" -p 18532 \
+		>"$VRNIC_OUT/qpc-onchip-2.log" 2>&1 && rc=1
+	cat "$VRNIC_OUT/qpc-onchip-2.log"
+	grep -q "Couldn't create QP" "$VRNIC_OUT/qpc-onchip-2.log" || rc=1
+	[ $(($(cnt vrnic0 model_qpc_refused) - r0)) -eq 1 ] || rc=1
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	echo host >"$(model vrnic0)/qpc.mode" && echo 1024 >"$(model vrnic0)/qpc.entries" || rc=1
+	return $rc
+}
+tb_check model/qpc-onchip-limit qpc_onchip
+
+# Doorbells: in mmio mode (the runs above) every doorbell is an MMIO write
+# announcing the one WQE perftest posts at a time.  In batch mode (8 WQEs
+# or 1 ms) a QP's bursts share MMIO writes, and its WQEs wait.
+echo "doorbells, mmio: $dbw1 WQEs in $dbm1 MMIO writes"
+tb_check model/doorbell-mmio-one-per-wqe test "$dbm1" -gt 0 -a "$dbw1" -eq "$dbm1"
+setk doorbell.mode batch
+setk doorbell.batch_wqes 8
+setk doorbell.batch_ns 1000000
+rb=$(perf 1 model_db_wqes model_db_mmio_writes model_db_timer_releases model_db_wait_ns) ||
+	rb="0 0 0 0"
+setk doorbell.mode mmio
+read -r dbwb dbmb dbtb dbwaitb <<<"$rb"
+echo "doorbells, batch 8 WQEs/1 ms: $dbwb WQEs in $dbmb MMIO writes ($dbtb by the timer), waited $dbwaitb ns in all"
+tb_check model/doorbell-batch-coalesces test "$dbmb" -gt 0 -a "$dbwb" -ge $((dbmb * 4))
+tb_check model/doorbell-batch-waits test "$dbwaitb" -gt 0
 
 # --- the dma tracepoint -------------------------------------------------------------
 tr=/sys/kernel/tracing
