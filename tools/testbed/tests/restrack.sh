@@ -11,7 +11,9 @@
 #    it runs, the PSNs must be 24-bit, move, and agree across the two ends
 #    (una <= the responder's ePSN <= the next PSN), dest_qpn must name the
 #    peer's QP, and the benchmark's MRs must have as many MTT entries as
-#    their pages.
+#    their pages.  With clock.mode account the live QPs report their
+#    context on chip (qpc_cached) and the MRs their translation
+#    (mrc_cached).
 . tools/testbed/guest-lib.sh
 T=60	# a bound on each wait; D: the benchmark's duration
 D=30
@@ -505,6 +507,29 @@ for ns in ("ns0", "ns1"):
         d = drv(e)
         expect(0 <= d.get("used", -1) <= d.get("depth", 0) and d.get("overflowed") == 0,
                "%s: CQ %s used %s/%s overflowed %s" % (ns, e.get("cqn"), d.get("used"), d.get("depth"), d.get("overflowed")))
+'
+
+# The model's view, while the clock accounts: the live QPs' contexts and
+# the benchmark MRs' translations are on chip (the traffic keeps them
+# there); with the clock off the fields are absent (as in the checks
+# above).
+for n in 0 1; do echo account >/sys/class/infiniband/vrnic$n/model/clock.mode; done
+sleep 1
+res ns0 qp && res ns1 qp && res ns0 mr && res ns1 mr
+for n in 0 1; do echo off >/sys/class/infiniband/vrnic$n/model/clock.mode; done
+echo "--- rdma res show qp -dd (ns1, clock.mode account)"
+ip netns exec ns1 rdma res show qp -dd
+check restrack/model-residency '
+for ns in ("ns0", "ns1"):
+    dev = "vrnic" + ns[2]
+    qps = [e for e in on(load(ns, "qp"), dev) if e.get("type") == "RC"]
+    expect(len(qps) == 1 and drv(qps[0]).get("qpc_cached") == 1,
+           "%s: the live RC QP is in the QPC cache: %s" % (ns, [drv(e).get("qpc_cached") for e in qps]))
+    mrs = [e for e in on(load(ns, "mr"), dev) if drv(e).get("type") == "user"]
+    expect(len(mrs) >= 1 and all("mrc_cached" in drv(e) for e in mrs),
+           "%s: user MRs report mrc_cached: %s" % (ns, [drv(e).get("mrc_cached") for e in mrs]))
+    expect(any(drv(e).get("mrc_cached") == 1 for e in mrs),
+           "%s: the benchmark MR is in the MR cache" % ns)
 '
 
 rc=0 src=0
