@@ -12,6 +12,7 @@
 
 #include <linux/random.h>
 #include <linux/slab.h>
+#include <linux/timekeeping.h>
 #include <rdma/ib_umem.h>
 #include <rdma/rdma_user_rxe.h>
 /* Where the DMA block iterator lives moved between releases. */
@@ -76,6 +77,7 @@ struct ib_mr *vrnic_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	struct vrnic_dev *vdev = to_vdev(ibpd->device);
 	struct ib_block_iter biter;
 	struct vrnic_mr *mr;
+	u64 t0, t1, t2;
 	size_t npages;
 	u32 i = 0;
 	int err;
@@ -91,7 +93,10 @@ struct ib_mr *vrnic_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
 
+	/* What registration costs the host: pinning and mapping, the MTT. */
+	t0 = ktime_get_ns();
 	mr->umem = ib_umem_get(ibpd->device, start, length, access);
+	t1 = ktime_get_ns();
 	if (IS_ERR(mr->umem)) {
 		err = PTR_ERR(mr->umem);
 		goto err_free;
@@ -109,6 +114,7 @@ struct ib_mr *vrnic_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	}
 	rdma_umem_for_each_dma_block(mr->umem, &biter, PAGE_SIZE)
 		mr->mtt[i++] = rdma_block_iter_dma_address(&biter);
+	t2 = ktime_get_ns();
 
 	mr->type = VRNIC_MR_USER;
 	mr->state = VRNIC_MR_VALID;
@@ -123,6 +129,10 @@ struct ib_mr *vrnic_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	err = vrnic_mr_publish(vdev, mr);
 	if (err)
 		goto err_mtt;
+	vrnic_count(vdev, VRNIC_CNT_MR_REGS);
+	atomic64_add(t1 - t0, &vdev->cnt[VRNIC_CNT_MR_REG_PIN_NS]);
+	atomic64_add(t2 - t1, &vdev->cnt[VRNIC_CNT_MR_REG_MTT_NS]);
+	atomic64_add(npages, &vdev->cnt[VRNIC_CNT_MR_MTT_ENTRIES]);
 	return &mr->ibmr;
 
 err_mtt:
@@ -195,12 +205,19 @@ int vrnic_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 
 int vrnic_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
+	struct vrnic_dev *vdev = to_vdev(ibmr->device);
 	struct vrnic_mr *mr = to_vmr(ibmr);
+	u64 t0;
 
-	vrnic_mr_unpublish(to_vdev(ibmr->device), mr);
-	vrnic_mr_uncache(to_vdev(ibmr->device), ibmr->lkey);
-	if (mr->umem)
+	vrnic_mr_unpublish(vdev, mr);
+	vrnic_mr_uncache(vdev, ibmr->lkey);
+	if (mr->umem) {
+		/* Unmapping and unpinning: the other half of an MR's cost. */
+		t0 = ktime_get_ns();
 		ib_umem_release(mr->umem);
+		atomic64_add(ktime_get_ns() - t0, &vdev->cnt[VRNIC_CNT_MR_DEREG_NS]);
+		vrnic_count(vdev, VRNIC_CNT_MR_DEREGS);
+	}
 	if (mr->type == VRNIC_MR_USER)
 		kvfree(mr->mtt);
 	else

@@ -29,6 +29,12 @@ static const struct rdma_stat_desc vrnic_counter_descs[VRNIC_CNT_COUNT] = {
 	[VRNIC_CNT_RETRY_EXCEEDED].name		= "retry_exceeded_err",
 	[VRNIC_CNT_REM_ACCESS_ERR].name		= "remote_access_err",
 	[VRNIC_CNT_TX_ERR].name			= "send_err",
+	[VRNIC_CNT_MR_REGS].name		= "mr_regs",
+	[VRNIC_CNT_MR_REG_PIN_NS].name		= "mr_reg_pin_map_ns",
+	[VRNIC_CNT_MR_REG_MTT_NS].name		= "mr_reg_mtt_ns",
+	[VRNIC_CNT_MR_MTT_ENTRIES].name		= "mr_mtt_entries",
+	[VRNIC_CNT_MR_DEREGS].name		= "mr_deregs",
+	[VRNIC_CNT_MR_DEREG_NS].name		= "mr_dereg_ns",
 };
 
 /*

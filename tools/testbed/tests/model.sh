@@ -162,17 +162,17 @@ perf() {
 	for n in "$@"; do out+=($(($(total "$n") - c0[$n]))); done
 	echo "${out[*]}"
 }
-caches="model_mrc_misses model_mrc_hits model_qpc_misses model_qpc_evictions model_qpc_hits model_db_wqes model_db_mmio_writes"
+caches="model_mrc_misses model_mrc_hits model_qpc_misses model_qpc_evictions model_qpc_hits model_db_wqes model_db_mmio_writes mr_regs mr_mtt_entries mr_reg_pin_map_ns mr_reg_mtt_ns mr_deregs"
 setk mrc.entries 16
 tb_check model/mrc-entries-set test "$(cat "$m/mrc.entries")" = 16
-r16=$(perf 8 $caches) || r16="0 0 0 0 0 0 0"
+r16=$(perf 8 $caches) || r16="0 0 0 0 0 0 0 0 0 0 0 0"
 setk mrc.entries 2
 setk qpc.entries 2
-r2=$(perf 8 $caches) || r2="0 0 0 0 0 0 0"
+r2=$(perf 8 $caches) || r2="0 0 0 0 0 0 0 0 0 0 0 0"
 setk mrc.entries 1024
 setk qpc.entries 1024
-read -r miss16 hit16 qmiss1024 qev1024 qhit1024 dbw1 dbm1 <<<"$r16"
-read -r miss2 hit2 qmiss2 qev2 qhit2 _ _ <<<"$r2"
+read -r miss16 hit16 qmiss1024 qev1024 qhit1024 dbw1 dbm1 regs mtt pin_ns mtt_ns deregs <<<"$r16"
+read -r miss2 hit2 qmiss2 qev2 qhit2 _ <<<"$r2"
 echo "8 MRs in use: mrc.entries 16: $miss16 misses, $hit16 hits; 2 entries: $miss2 misses, $hit2 hits"
 echo "8 QPs per device: qpc.entries 1024: $qmiss1024 misses ($qev1024 evictions), $qhit1024 hits;" \
 	"2 entries: $qmiss2 misses ($qev2 evictions), $qhit2 hits"
@@ -233,6 +233,12 @@ qpc_onchip() {
 	return $rc
 }
 tb_check model/qpc-onchip-limit qpc_onchip
+
+# MR registration cost, measured: perftest registers an MR per QP and
+# device (8 x 2, each at least its 4 KiB buffer: a page or more) and
+# deregisters them all when it ends.
+echo "MR registration: $regs MRs, $mtt MTT entries; pinning and mapping $pin_ns ns, MTTs $mtt_ns ns; $deregs deregistered"
+tb_check model/mr-reg-counted test "$regs" -ge 16 -a "$mtt" -ge "$regs" -a "$pin_ns" -gt 0 -a "$deregs" -eq "$regs"
 
 # Doorbells: in mmio mode (the runs above) every doorbell is an MMIO write
 # announcing the one WQE perftest posts at a time.  In batch mode (8 WQEs
