@@ -13,7 +13,6 @@
 #include "vrnic_qp.h"
 #include "vrnic_recv.h"
 
-
 static bool vrnic_transport_ok(struct vrnic_qp *qp, u8 opcode)
 {
 	switch (opcode & VRNIC_TRANSPORT_MASK) {

@@ -33,21 +33,29 @@ untrace() {
 	kill -INT $tpid
 	wait $tpid || true
 }
+# pingpong NAME ITERS: an ibv_rc_pingpong server and client on $dev (the
+# device talking to itself); the check NAME passes if the client did.
+# Logs: $VRNIC_OUT/NAME-server.log and NAME-client.log.
+pingpong() {
+	local spid
+	timeout "$T" ibv_rc_pingpong -d "$dev" -g "$gid" -n "$2" \
+		>"$VRNIC_OUT/$1-server.log" 2>&1 &
+	spid=$!
+	tb_wait_port 18515 "$T" || true
+	tb_check "bpftrace/$1-ran" timeout "$T" ibv_rc_pingpong -d "$dev" -g "$gid" -n "$2" \
+		127.0.0.1 >"$VRNIC_OUT/$1-client.log" 2>&1
+	wait $spid || true
+}
 
 # ---- qp-states.bt: one pingpong ----
 out=$VRNIC_OUT/qp-states.txt
 trace qp-states.bt "$out"
-timeout "$T" ibv_rc_pingpong -d "$dev" -g "$gid" -n 20 >"$VRNIC_OUT/pp-server.log" 2>&1 &
-spid=$!
-tb_wait_port 18515 "$T" || true
-tb_check bpftrace/pingpong-ran timeout "$T" ibv_rc_pingpong -d "$dev" -g "$gid" -n 20 127.0.0.1 \
-	>"$VRNIC_OUT/pp-client.log" 2>&1
-wait $spid || true
+pingpong pingpong 20
 untrace
 cat "$out"
 # The two QPs' numbers, from the pingpongs' "local address" lines.
 qpns=$(sed -n 's/.*local address:.*QPN 0x\([0-9a-f]*\),.*/\1/p' \
-	"$VRNIC_OUT/pp-server.log" "$VRNIC_OUT/pp-client.log")
+	"$VRNIC_OUT/pingpong-server.log" "$VRNIC_OUT/pingpong-client.log")
 # seen QPN FROM TO CAUSE: a transition line of that QP.
 seen() {
 	awk -v q="$1" -v f="$2" -v t="$3" -v c="$4" \
@@ -92,12 +100,7 @@ if [ -e "$model/clock.mode" ]; then
 	echo 1 >"$model/qpc.entries"
 	out=$VRNIC_OUT/caches.txt
 	trace caches.bt "$out"
-	timeout "$T" ibv_rc_pingpong -d "$dev" -g "$gid" -n 200 >"$VRNIC_OUT/pp2-server.log" 2>&1 &
-	spid=$!
-	tb_wait_port 18515 "$T" || true
-	tb_check bpftrace/caches-pingpong-ran timeout "$T" ibv_rc_pingpong -d "$dev" -g "$gid" \
-		-n 200 127.0.0.1 >"$VRNIC_OUT/pp2-client.log" 2>&1
-	wait $spid || true
+	pingpong caches-pingpong 200
 	sleep 1.2	# one more interval
 	untrace
 	echo off >"$model/clock.mode"
@@ -124,12 +127,7 @@ if [ -e "$model/doorbell.mode" ]; then
 	echo 200000 >"$model/doorbell.batch_ns"
 	out=$VRNIC_OUT/doorbells.txt
 	trace doorbells.bt "$out"
-	timeout "$T" ibv_rc_pingpong -d "$dev" -g "$gid" -n 100 >"$VRNIC_OUT/pp3-server.log" 2>&1 &
-	spid=$!
-	tb_wait_port 18515 "$T" || true
-	tb_check bpftrace/doorbells-pingpong-ran timeout "$T" ibv_rc_pingpong -d "$dev" -g "$gid" \
-		-n 100 127.0.0.1 >"$VRNIC_OUT/pp3-client.log" 2>&1
-	wait $spid || true
+	pingpong doorbells-pingpong 100
 	untrace
 	echo mmio >"$model/doorbell.mode"
 	cat "$out"
