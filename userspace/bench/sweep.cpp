@@ -1,0 +1,287 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * vrnic-bench: the sweeps, their results as JSON and their plots (see
+ * sweep.hpp).
+ *
+ * Copyright (c) 2026 The vrnic authors
+ */
+#include "sweep.hpp"
+
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+
+#include <fmt/format.h>
+
+namespace vrnic::bench {
+
+namespace {
+
+constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+
+double ratio(double a, double b)
+{
+	return b > 0 ? a / b : nan;
+}
+
+/* A column of run @i's perftest table, whatever unit perftest chose. */
+double perf(const Measured &m, size_t i, std::initializer_list<const char *> names)
+{
+	if (i >= m.runs.size())
+		return nan;
+	for (const char *n : names) {
+		auto it = m.runs[i].perf.find(n);
+		if (it != m.runs[i].perf.end())
+			return it->second;
+	}
+	return nan;
+}
+
+double get(const Deltas &d, const std::string &name)
+{
+	auto it = d.find(name);
+	return it == d.end() ? 0 : static_cast<double>(it->second);
+}
+
+/* Counter @name's growth over both devices in run @i. */
+double both(const Measured &m, size_t i, const std::string &name)
+{
+	if (i >= m.runs.size())
+		return nan;
+	return get(m.runs[i].server, name) + get(m.runs[i].client, name);
+}
+
+double knob(const Measured &m, const std::string &name)
+{
+	auto it = m.knobs.find(name);
+	return it == m.knobs.end() ? nan : std::strtod(it->second.c_str(), nullptr);
+}
+
+Metric msg_rate(size_t run)
+{
+	return {"msg_rate_mpps", "message rate (Mpps, wall clock, this host)", false,
+		[run](const Measured &m) { return perf(m, run, {"MsgRate[Mpps]"}); }};
+}
+
+Metric miss_pct(const std::string &cache, const std::string &what)
+{
+	return {cache + "_miss_pct", what + " misses (% of lookups, modeled)", true,
+		[cache](const Measured &m) {
+			double miss = both(m, 0, "model_" + cache + "_misses");
+			return 100 * ratio(miss, miss + both(m, 0, "model_" + cache + "_hits"));
+		}};
+}
+
+std::vector<Sweep> make_sweeps()
+{
+	std::vector<Sweep> all;
+
+	/* 1. MPS: large WRITEs; the modeled link goodput against pcie-bench. */
+	Sweep mps{"mps", "PCIe Max Payload Size: 1 MiB RDMA WRITEs (Gen3 x16)",
+		  "pcie.mps (bytes)", true, {{"clock.mode", "account"}}, {}, {}, "", ""};
+	for (int v : {128, 256, 512, 1024})
+		mps.points.push_back({double(v), {{"pcie.mps", std::to_string(v)}},
+				      {{"ib_write_bw", {"-s", "1048576", "-n", "64", "-F"}}}});
+	mps.metrics = {
+		{"link_goodput_gbps", "payload over link time (Gb/s, modeled)", true,
+		 [](const Measured &m) {
+			 /* The responder scatters the payload: device-to-host writes. */
+			 return ratio(8 * get(m.runs[0].server, "model_dma_write_bytes"),
+				      get(m.runs[0].server, "model_pcie_up_ns"));
+		 }},
+		{"write_tlps_per_mib", "TLPs up per MiB written (modeled)", true,
+		 [](const Measured &m) {
+			 return ratio(get(m.runs[0].server, "model_pcie_tlps_up") * 1048576,
+				      get(m.runs[0].server, "model_dma_write_bytes"));
+		 }},
+		{"bw_mbs", "bandwidth (MB/s, wall clock, this host)", false,
+		 [](const Measured &m) { return perf(m, 0, {"BW average[MB/sec]"}); }},
+	};
+	mps.y1 = "link_goodput_gbps";
+	mps.y2 = "write_tlps_per_mib";
+	all.push_back(std::move(mps));
+
+	/* 2. MR cache size against 16 MRs in use (one per QP). */
+	Sweep mrc{"mrc", "MR cache entries, 16 MRs in use: 64-byte WRITEs on 16 QPs",
+		  "mrc.entries", true, {{"clock.mode", "account"}}, {}, {}, "", ""};
+	for (int v : {1, 2, 4, 8, 16, 32, 64})
+		mrc.points.push_back({double(v), {{"mrc.entries", std::to_string(v)}},
+				      {{"ib_write_bw", {"-q", "16", "--mr_per_qp", "-s", "64",
+							"-n", "300", "-F"}}}});
+	mrc.metrics = {
+		miss_pct("mrc", "MR cache"),
+		{"mrc_stall_ns_per_msg", "MPT/MTT fetch time per message (ns, modeled)", true,
+		 [](const Measured &m) {
+			 double fetch = knob(m, "dma.read_latency_ns") +
+					(64 + 8) * knob(m, "dma.read_ps_per_byte") / 1000;
+			 return ratio(both(m, 0, "model_mrc_misses") * fetch,
+				      get(m.runs[0].client, "model_db_wqes"));
+		 }},
+		msg_rate(0),
+	};
+	mrc.y1 = "mrc_miss_pct";
+	mrc.y2 = "mrc_stall_ns_per_msg";
+	all.push_back(std::move(mrc));
+
+	/* 3. Doorbell batching: WQEs per MMIO write against latency. */
+	Sweep db{"doorbell", "Doorbell batch size (batch mode, 100 us bound)",
+		 "doorbell.batch_wqes", true,
+		 {{"clock.mode", "account"}, {"doorbell.mode", "batch"},
+		  {"doorbell.batch_ns", "100000"}}, {}, {}, "", ""};
+	for (int v : {1, 2, 4, 8, 16, 32})
+		db.points.push_back({double(v), {{"doorbell.batch_wqes", std::to_string(v)}},
+				     {{"ib_write_bw", {"-s", "64", "-n", "2000", "-F"}},
+				      {"ib_send_lat", {"-s", "64", "-n", "200", "-F"}}}});
+	db.metrics = {
+		{"wqes_per_mmio", "WQEs per MMIO doorbell write (modeled)", true,
+		 [](const Measured &m) {
+			 return ratio(get(m.runs[0].client, "model_db_wqes"),
+				      get(m.runs[0].client, "model_db_mmio_writes"));
+		 }},
+		{"added_ns_per_wqe", "doorbell latency added per WQE (ns, modeled)", true,
+		 [](const Measured &m) {
+			 return ratio(get(m.runs[0].client, "model_db_added_ns"),
+				      get(m.runs[0].client, "model_db_wqes"));
+		 }},
+		msg_rate(0),
+		{"send_lat_us", "ib_send_lat average latency (us, wall clock, this host)", false,
+		 [](const Measured &m) { return perf(m, 1, {"t_avg[usec]"}); }},
+	};
+	db.y1 = "send_lat_us";
+	db.y2 = "wqes_per_mmio";
+	all.push_back(std::move(db));
+
+	/* 4. QP count against an 8-entry QP context cache. */
+	Sweep qpc{"qpc", "QPs in use against an 8-entry QP context cache (host mode)",
+		  "QPs", true, {{"clock.mode", "account"}, {"qpc.mode", "host"},
+				{"qpc.entries", "8"}}, {}, {}, "", ""};
+	for (int v : {1, 2, 4, 8, 16, 32})
+		qpc.points.push_back({double(v), {},
+				      {{"ib_write_bw", {"-q", std::to_string(v), "-s", "64",
+							"-n", "200", "-F"}}}});
+	qpc.metrics = {
+		miss_pct("qpc", "QP context cache"),
+		{"qpc_bytes_per_msg", "context bytes moved per message (modeled)", true,
+		 [](const Measured &m) {
+			 double moved = (both(m, 0, "model_qpc_misses") +
+					 both(m, 0, "model_qpc_evictions")) *
+					knob(m, "qpc.ctx_bytes");
+			 return ratio(moved, get(m.runs[0].client, "model_db_wqes"));
+		 }},
+		msg_rate(0),
+	};
+	qpc.y1 = "qpc_miss_pct";
+	qpc.y2 = "qpc_bytes_per_msg";
+	all.push_back(std::move(qpc));
+	return all;
+}
+
+nlohmann::json number(double v)
+{
+	return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
+}
+
+} // namespace
+
+const std::vector<Sweep> &sweeps()
+{
+	static const std::vector<Sweep> all = make_sweeps();
+	return all;
+}
+
+const Sweep *find_sweep(const std::string &name)
+{
+	for (const auto &s : sweeps())
+		if (s.name == name)
+			return &s;
+	return nullptr;
+}
+
+nlohmann::json results_json(const Sweep &s, const std::vector<Measured> &points,
+			    const nlohmann::json &context)
+{
+	nlohmann::json j = {{"sweep", s.name}, {"title", s.title}, {"xlabel", s.xlabel},
+			    {"logx", s.logx}, {"y1", s.y1}, {"y2", s.y2},
+			    {"context", context}, {"metrics", nlohmann::json::array()},
+			    {"points", nlohmann::json::array()}};
+	for (const auto &m : s.metrics)
+		j["metrics"].push_back({{"name", m.name}, {"label", m.label},
+					{"modeled", m.modeled}});
+	for (size_t i = 0; i < points.size() && i < s.points.size(); i++) {
+		nlohmann::json p = {{"x", s.points[i].x}, {"knobs", points[i].knobs},
+				    {"metrics", nlohmann::json::object()},
+				    {"runs", nlohmann::json::array()}};
+		for (const auto &m : s.metrics)
+			p["metrics"][m.name] = number(m.value(points[i]));
+		for (size_t r = 0; r < points[i].runs.size(); r++) {
+			const auto &run = points[i].runs[r];
+			nlohmann::json rj = {{"tool", s.points[i].runs[r].tool},
+					     {"args", s.points[i].runs[r].args},
+					     {"perftest", run.perf},
+					     {"server", run.server}, {"client", run.client}};
+			p["runs"].push_back(std::move(rj));
+		}
+		j["points"].push_back(std::move(p));
+	}
+	return j;
+}
+
+namespace {
+
+std::string quoted(const std::string &s)
+{
+	std::string q = "\"";
+	for (char c : s) {
+		if (c == '"' || c == '\\')
+			q += '\\';
+		q += c;
+	}
+	return q + '"';
+}
+
+std::string label_of(const nlohmann::json &r, const std::string &metric)
+{
+	for (const auto &m : r.at("metrics"))
+		if (m.at("name") == metric)
+			return m.at("label").get<std::string>();
+	return metric;
+}
+
+void data_block(std::string &out, const nlohmann::json &r, const std::string &metric)
+{
+	for (const auto &p : r.at("points")) {
+		const auto &v = p.at("metrics").value(metric, nlohmann::json());
+		out += fmt::format("{} {}\n", p.at("x").get<double>(),
+				   v.is_number() ? fmt::format("{}", v.get<double>()) : "NaN");
+	}
+	out += "e\n";
+}
+
+} // namespace
+
+std::string gnuplot_script(const nlohmann::json &r, const std::string &svg)
+{
+	const std::string y1 = r.at("y1"), y2 = r.at("y2");
+	const auto &ctx = r.at("context");
+	std::string s;
+
+	s += "set terminal svg size 800,480 dynamic enhanced font 'sans,11'\n";
+	s += "set output " + quoted(svg) + "\n";
+	s += "set title " + quoted(r.at("title").get<std::string>() + "\\n{/*0.8 " +
+				   ctx.value("summary", std::string()) + "}") + "\n";
+	s += "set xlabel " + quoted(r.at("xlabel")) + "\n";
+	s += "set ylabel " + quoted(label_of(r, y1)) + "\n";
+	s += "set y2label " + quoted(label_of(r, y2)) + "\n";
+	s += "set ytics nomirror\nset y2tics\nset grid\nset key top left\n";
+	s += "set yrange [0:*]\nset y2range [0:*]\n";
+	if (r.at("logx").get<bool>())
+		s += "set logscale x 2\n";
+	s += "plot '-' using 1:2 with linespoints lw 2 pt 7 title " + quoted(label_of(r, y1)) +
+	     ", '-' using 1:2 axes x1y2 with linespoints lw 2 pt 5 dt 2 title " +
+	     quoted(label_of(r, y2)) + "\n";
+	data_block(s, r, y1);
+	data_block(s, r, y2);
+	return s;
+}
+
+} // namespace vrnic::bench

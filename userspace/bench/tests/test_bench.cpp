@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Host tests of vrnic-bench: perftest's result tables, the sweeps'
+ * definitions, their metrics, JSON and gnuplot script.
+ *
+ * Copyright (c) 2026 The vrnic authors
+ */
+#include "perftest.hpp"
+#include "sweep.hpp"
+#include "vrnic/error.hpp"
+#include "vrnic/knobs.hpp"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+using namespace vrnic;
+using namespace vrnic::bench;
+
+namespace {
+
+const char *bw_out =
+	" remote address: LID 0000 QPN 0x0026 PSN 0xc48a92 RKey 0x001dac VAddr 0x0055b2d4ba6000\n"
+	"---------------------------------------------------------------------------------------\n"
+	" #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps]\n"
+	" 4096       300              26.26              23.45  \t\t   0.006004\n"
+	"---------------------------------------------------------------------------------------\n";
+
+const char *lat_out =
+	" #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    "
+	"t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec] \n"
+	" 2       500          194.38         3178.49      314.00   \t       449.96      \t475.14 "
+	"\t\t2791.77 \t\t3178.49\n";
+
+} // namespace
+
+TEST(Perftest, BandwidthTable)
+{
+	auto r = parse_perftest(bw_out);
+	EXPECT_DOUBLE_EQ(r.at("#bytes"), 4096);
+	EXPECT_DOUBLE_EQ(r.at("BW average[MB/sec]"), 23.45);
+	EXPECT_DOUBLE_EQ(r.at("MsgRate[Mpps]"), 0.006004);
+	EXPECT_EQ(r.size(), 5u);
+}
+
+TEST(Perftest, LatencyTable)
+{
+	auto r = parse_perftest(lat_out);
+	EXPECT_DOUBLE_EQ(r.at("t_avg[usec]"), 449.96);
+	EXPECT_DOUBLE_EQ(r.at("99.9% percentile[usec]"), 3178.49);
+}
+
+TEST(Perftest, FailedRunSaysSo)
+{
+	try {
+		parse_perftest(" Couldn't connect to 10.97.0.1:18515\n");
+		FAIL() << "no exception";
+	} catch (const Error &e) {
+		EXPECT_NE(std::string(e.what()).find("no perftest result table"), std::string::npos);
+		EXPECT_NE(e.hint().find("log"), std::string::npos);
+	}
+	EXPECT_THROW(parse_perftest(" #bytes     #iterations    BW peak[MB/sec]\n 4096 300\n"), Error);
+	EXPECT_THROW(parse_perftest(" #bytes     #iterations\n 4096 lots\n"), Error);
+}
+
+TEST(Sweeps, WellFormed)
+{
+	std::set<std::string> names;
+	ASSERT_GE(sweeps().size(), 4u);
+	for (const auto &s : sweeps()) {
+		EXPECT_TRUE(names.insert(s.name).second) << s.name;
+		EXPECT_EQ(find_sweep(s.name), &s);
+		EXPECT_GE(s.points.size(), 4u) << s.name;
+		std::set<std::string> metrics;
+		for (const auto &m : s.metrics)
+			metrics.insert(m.name);
+		EXPECT_TRUE(metrics.count(s.y1)) << s.name << " y1 " << s.y1;
+		EXPECT_TRUE(metrics.count(s.y2)) << s.name << " y2 " << s.y2;
+		auto knobs = s.setup;
+		for (const auto &p : s.points) {
+			EXPECT_FALSE(p.runs.empty()) << s.name;
+			knobs.insert(knobs.end(), p.knobs.begin(), p.knobs.end());
+		}
+		/* Every value a sweep writes is one the knob takes. */
+		for (const auto &[k, v] : knobs) {
+			const Knob *knob = find_knob(k);
+			ASSERT_NE(knob, nullptr) << s.name << ": " << k;
+			EXPECT_EQ(knob_check(*knob, v), std::nullopt) << s.name << ": " << k << " " << v;
+		}
+	}
+	EXPECT_EQ(find_sweep("nosuch"), nullptr);
+}
+
+TEST(Sweeps, MetricsFromCounters)
+{
+	const Sweep *s = find_sweep("mrc");
+	ASSERT_NE(s, nullptr);
+	Measured m;
+	m.knobs = {{"dma.read_latency_ns", "550"}, {"dma.read_ps_per_byte", "300"}};
+	RunResult r;
+	r.perf = {{"MsgRate[Mpps]", 0.01}};
+	r.client = {{"model_mrc_misses", 6}, {"model_mrc_hits", 40}, {"model_db_wqes", 100}};
+	r.server = {{"model_mrc_misses", 4}, {"model_mrc_hits", 50}};
+	m.runs.push_back(r);
+	Measured empty;	/* a point whose counters did not move */
+	empty.runs.push_back({});
+	auto j = results_json(*s, {m, empty}, {{"kernel", "test"}});
+	ASSERT_EQ(j["points"].size(), 2u);
+	auto &p = j["points"][0]["metrics"];
+	EXPECT_DOUBLE_EQ(p["mrc_miss_pct"].get<double>(), 10.0);
+	/* 10 misses x (550 + 72 x 0.3) ns over 100 messages. */
+	EXPECT_NEAR(p["mrc_stall_ns_per_msg"].get<double>(), 10 * 571.6 / 100, 1e-9);
+	EXPECT_DOUBLE_EQ(p["msg_rate_mpps"].get<double>(), 0.01);
+	EXPECT_TRUE(j["points"][1]["metrics"]["mrc_miss_pct"].is_null());
+	EXPECT_EQ(j["points"][0]["runs"][0]["tool"], "ib_write_bw");
+	EXPECT_EQ(j["points"][0]["x"].get<double>(), 1);
+	EXPECT_EQ(j["context"]["kernel"], "test");
+}
+
+TEST(Sweeps, GnuplotScript)
+{
+	const Sweep *s = find_sweep("doorbell");
+	ASSERT_NE(s, nullptr);
+	Measured m;
+	RunResult bw, lat;
+	bw.client = {{"model_db_wqes", 80}, {"model_db_mmio_writes", 10}};
+	lat.perf = {{"t_avg[usec]", 12.5}};
+	m.runs = {bw, lat};
+	auto j = results_json(*s, {m}, {{"summary", "kernel x \"quoted\""}});
+	auto g = gnuplot_script(j, "/tmp/out dir/doorbell.svg");
+	EXPECT_NE(g.find("set output \"/tmp/out dir/doorbell.svg\""), std::string::npos) << g;
+	EXPECT_NE(g.find("set logscale x 2"), std::string::npos);
+	EXPECT_NE(g.find("kernel x \\\"quoted\\\""), std::string::npos) << g;
+	EXPECT_NE(g.find("axes x1y2"), std::string::npos);
+	/* y1 (latency) then y2 (WQEs per MMIO write), each ended by "e". */
+	EXPECT_NE(g.find("\n1 12.5\ne\n1 8\ne\n"), std::string::npos) << g;
+}
