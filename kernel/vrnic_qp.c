@@ -346,6 +346,31 @@ static void vrnic_qp_work(struct work_struct *work)
 	vrnic_qp_put(qp);
 }
 
+/* The modeled link caught up (hard irq): run the requester again. */
+static enum hrtimer_restart vrnic_qp_pace_expire(struct hrtimer *t)
+{
+	struct vrnic_qp *qp = container_of(t, struct vrnic_qp, pace_timer);
+
+	if (refcount_inc_not_zero(&qp->users)) {
+		vrnic_qp_schedule(qp);
+		vrnic_qp_put(qp);
+	}
+	return HRTIMER_NORESTART;
+}
+
+/**
+ * vrnic_qp_pace - the requester stops for @wait_ns (clock.mode pace)
+ * @qp:		the QP, its engines running
+ * @wait_ns:	until the modeled link has caught up
+ *
+ * Context: the QP's engines (any context).
+ */
+void vrnic_qp_pace(struct vrnic_qp *qp, u64 wait_ns)
+{
+	if (!hrtimer_is_queued(&qp->pace_timer))
+		hrtimer_start(&qp->pace_timer, ns_to_ktime(wait_ns), HRTIMER_MODE_REL);
+}
+
 /* The doorbell's batch timer released WQEs (hard irq): run the requester. */
 static void vrnic_qp_db_run(struct vrnic_doorbell *db,
 			    const struct vrnic_db_event *ev)
@@ -525,6 +550,8 @@ int vrnic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	skb_queue_head_init(&qp->rx);
 	timer_setup(&qp->timer, vrnic_qp_timer, 0);
 	vrnic_doorbell_init(&qp->db, &vdev->model, vrnic_qp_db_run);
+	hrtimer_init(&qp->pace_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	qp->pace_timer.function = vrnic_qp_pace_expire;
 	qp->mtu = 256;
 
 	/* A send WQE holds the larger of its SGE list and its inline data. */
@@ -872,8 +899,9 @@ int vrnic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	vrnic_qp_put(qp);
 	wait_for_completion(&qp->done);
 	del_timer_sync(&qp->timer);
-	/* The batch timer's callback takes no reference now. */
+	/* The timers' callbacks take no reference now. */
 	vrnic_doorbell_fini(&qp->db);
+	hrtimer_cancel(&qp->pace_timer);
 	cancel_work_sync(&qp->work);
 	skb_queue_purge(&qp->rx);
 

@@ -122,6 +122,8 @@ struct vrnic_wq {
  * @is_user:	the queues are mapped into a process (librxe)
  * @db:		the send queue's doorbell: the requester works up to its
  *		producer index
+ * @pace_timer:	clock.mode pace: runs the requester again when the
+ *		modeled link has caught up
  */
 struct vrnic_qp {
 	struct ib_qp		ibqp;
@@ -141,6 +143,7 @@ struct vrnic_qp {
 	bool			is_user;
 	u32			mtu;
 	struct vrnic_doorbell	db;
+	struct hrtimer		pace_timer;
 
 	/*
 	 * The engines run in @work, or in a user doorbell's system call, one
@@ -248,6 +251,7 @@ void vrnic_qp_complete(struct vrnic_qp *qp, struct vrnic_cq *cq,
 /* vrnic_req.c, vrnic_resp.c, vrnic_comp.c: run from the QP's work */
 bool vrnic_req_run(struct vrnic_qp *qp, unsigned int budget);
 void vrnic_qpc_access(struct vrnic_dev *vdev, u32 qpn);
+void vrnic_qp_pace(struct vrnic_qp *qp, u64 wait_ns);
 void vrnic_resp_rx(struct vrnic_qp *qp, struct sk_buff *skb);
 void vrnic_resp_flush_ack(struct vrnic_qp *qp);
 void vrnic_comp_rx(struct vrnic_qp *qp, struct sk_buff *skb);

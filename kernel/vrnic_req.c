@@ -565,8 +565,10 @@ out:
  */
 bool vrnic_req_run(struct vrnic_qp *qp, unsigned int budget)
 {
+	struct vrnic_model *m = &to_vdev(qp->ibqp.device)->model;
 	unsigned int sent = 0;
 	int ret = 0;
+	u64 wait;
 
 	if (READ_ONCE(qp->state) != IB_QPS_RTS)
 		return false;
@@ -574,6 +576,12 @@ bool vrnic_req_run(struct vrnic_qp *qp, unsigned int budget)
 		/* As far as the doorbell told the NIC, not the live index. */
 		if (qp->req.index == vrnic_doorbell_pi(&qp->db))
 			break;
+		/* clock.mode pace: the modeled link is behind; come back. */
+		wait = vrnic_model_pace_wait(m);
+		if (wait) {
+			vrnic_qp_pace(qp, wait);
+			break;
+		}
 		ret = vrnic_req_one(qp);
 		if (ret <= 0)
 			break;

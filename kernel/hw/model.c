@@ -7,6 +7,8 @@
  */
 
 #include <linux/device.h>
+#include <linux/ktime.h>
+#include <linux/timekeeping.h>
 #include <linux/kernel.h>
 #include <linux/log2.h>
 #include <linux/math64.h>
@@ -44,6 +46,9 @@ const char * const vrnic_model_counter_names[VRNIC_MCNT_COUNT] = {
 	[VRNIC_MCNT_DB_TIMER]		= "model_db_timer_releases",
 	[VRNIC_MCNT_DB_WAIT_NS]		= "model_db_wait_ns",
 	[VRNIC_MCNT_DB_ADDED_NS]	= "model_db_added_ns",
+	[VRNIC_MCNT_PACE_WAITS]		= "model_pace_waits",
+	[VRNIC_MCNT_PACE_WAIT_NS]	= "model_pace_wait_ns",
+	[VRNIC_MCNT_PACE_IDLE_NS]	= "model_pace_idle_ns",
 };
 
 const char * const vrnic_knob_names[VRNIC_KNOB_COUNT] = {
@@ -63,6 +68,7 @@ const char * const vrnic_knob_names[VRNIC_KNOB_COUNT] = {
 	[VRNIC_KNOB_DOORBELL_BATCH_NS]		= "doorbell.batch_ns",
 	[VRNIC_KNOB_DOORBELL_MMIO_NS]		= "doorbell.mmio_ns",
 	[VRNIC_KNOB_CLOCK_MODE]			= "clock.mode",
+	[VRNIC_KNOB_CLOCK_DILATION]		= "clock.dilation",
 };
 
 static const char * const vrnic_qpc_words[] = {
@@ -79,6 +85,7 @@ static const char * const vrnic_db_words[] = {
 static const char * const vrnic_clock_words[] = {
 	[VRNIC_CLOCK_OFF]	= "off",
 	[VRNIC_CLOCK_ACCOUNT]	= "account",
+	[VRNIC_CLOCK_PACE]	= "pace",
 };
 
 /*
@@ -113,6 +120,7 @@ static const struct vrnic_knob vrnic_knobs[VRNIC_KNOB_COUNT] = {
 	[VRNIC_KNOB_DOORBELL_MMIO_NS]	= { "ns", 0, 100000 },
 	[VRNIC_KNOB_CLOCK_MODE]		= { .words = vrnic_clock_words,
 					    .nwords = ARRAY_SIZE(vrnic_clock_words) },
+	[VRNIC_KNOB_CLOCK_DILATION]	= { "x", 1, 100000 },
 };
 
 /*
@@ -140,6 +148,7 @@ static u32 vrnic_defaults[VRNIC_KNOB_COUNT] = {
 	[VRNIC_KNOB_DOORBELL_BATCH_NS]		= 1000,
 	[VRNIC_KNOB_DOORBELL_MMIO_NS]		= 200,
 	[VRNIC_KNOB_CLOCK_MODE]			= VRNIC_CLOCK_OFF,
+	[VRNIC_KNOB_CLOCK_DILATION]		= 1,
 };
 
 static bool vrnic_knob_ok(const struct vrnic_knob *k, u32 v)
@@ -214,6 +223,8 @@ int vrnic_model_init(struct vrnic_model *m)
 		atomic64_set(&m->cnt[i], 0);
 	m->qps = 0;
 	m->gsi_qps = 0;
+	spin_lock_init(&m->pace_lock);
+	m->pace_next = 0;
 	err = vrnic_cam_init(&m->mrc, m->knob[VRNIC_KNOB_MRC_ENTRIES]);
 	if (err)
 		return err;
@@ -322,6 +333,14 @@ int vrnic_model_knob_store(struct vrnic_model *m, enum vrnic_knob_id id,
 		goto out;
 	/* Every value is valid alone: readers need no lock. */
 	WRITE_ONCE(m->knob[id], v);
+	if (id == VRNIC_KNOB_CLOCK_MODE) {
+		unsigned long flags;
+
+		/* A new clock starts a new paced timeline. */
+		spin_lock_irqsave(&m->pace_lock, flags);
+		WRITE_ONCE(m->pace_next, 0);
+		spin_unlock_irqrestore(&m->pace_lock, flags);
+	}
 out:
 	mutex_unlock(&m->lock);
 	return err;
@@ -503,7 +522,68 @@ bool vrnic_model_dma(struct vrnic_model *m, enum vrnic_dma_dir dir, u32 len,
 		/* A posted write is done once it is on the link. */
 		cost->ns = up_ns;
 	}
+	if (READ_ONCE(m->knob[VRNIC_KNOB_CLOCK_MODE]) == VRNIC_CLOCK_PACE)
+		vrnic_model_pace_advance(m, max(up_ns, down_ns), cost->ns,
+					 ktime_get_ns());
 	return true;
+}
+
+/**
+ * vrnic_model_pace_advance - a DMA on the paced timeline
+ * @m:		the model
+ * @busy_ns:	modeled time it occupies the link (its busier direction)
+ * @latency_ns:	modeled time until it is done (a read's latency)
+ * @now:	ktime_get_ns()
+ *
+ * Both times are stretched by clock.dilation.  The link is a pipeline: a
+ * DMA starts when the link is free (or now, if it has been idle: the host
+ * was behind the model, counted in model_pace_idle_ns), occupies it for
+ * @busy_ns, and is not done before @latency_ns after it was asked for.
+ * Context: any.
+ */
+void vrnic_model_pace_advance(struct vrnic_model *m, u64 busy_ns, u64 latency_ns,
+			      u64 now)
+{
+	u64 d = READ_ONCE(m->knob[VRNIC_KNOB_CLOCK_DILATION]);
+	unsigned long flags;
+	u64 start, idle = 0;
+
+	spin_lock_irqsave(&m->pace_lock, flags);
+	start = m->pace_next;
+	if (start < now) {
+		if (start)
+			idle = now - start;
+		start = now;
+	}
+	WRITE_ONCE(m->pace_next, max(start + busy_ns * d, now + latency_ns * d));
+	spin_unlock_irqrestore(&m->pace_lock, flags);
+	if (idle)
+		atomic64_add(idle, &m->cnt[VRNIC_MCNT_PACE_IDLE_NS]);
+}
+
+/**
+ * vrnic_model_pace_wait - how long the requester must wait before it
+ *	sends more, in clock.mode pace
+ * @m:		the model
+ *
+ * The modeled link may run VRNIC_PACE_SLACK_NS ahead of the wall clock;
+ * beyond that, the requester waits until it is back within.  A wait is
+ * counted (model_pace_waits, model_pace_wait_ns).  Context: any.
+ * Return: ns to wait, 0 to go on.
+ */
+u64 vrnic_model_pace_wait(struct vrnic_model *m)
+{
+	u64 now, next;
+
+	if (likely(READ_ONCE(m->knob[VRNIC_KNOB_CLOCK_MODE]) != VRNIC_CLOCK_PACE))
+		return 0;
+	now = ktime_get_ns();
+	next = READ_ONCE(m->pace_next);
+	if (next <= now + VRNIC_PACE_SLACK_NS)
+		return 0;
+	atomic64_inc(&m->cnt[VRNIC_MCNT_PACE_WAITS]);
+	atomic64_add(next - now - VRNIC_PACE_SLACK_NS, &m->cnt[VRNIC_MCNT_PACE_WAIT_NS]);
+	return next - now - VRNIC_PACE_SLACK_NS;
 }
 
 /*
@@ -577,4 +657,6 @@ VRNIC_PARAM(doorbell_batch_ns, VRNIC_KNOB_DOORBELL_BATCH_NS,
 VRNIC_PARAM(doorbell_mmio_ns, VRNIC_KNOB_DOORBELL_MMIO_NS,
 	    "default doorbell.mmio_ns: cost of one MMIO doorbell write, ns, 0..100000 (200)");
 VRNIC_PARAM(clock_mode, VRNIC_KNOB_CLOCK_MODE,
-	    "default clock.mode: off or account (off)");
+	    "default clock.mode: off, account or pace (off)");
+VRNIC_PARAM(clock_dilation, VRNIC_KNOB_CLOCK_DILATION,
+	    "default clock.dilation: wall-clock ns per modeled ns in pace mode, 1..100000 (1)");

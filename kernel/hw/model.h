@@ -29,7 +29,14 @@
 enum vrnic_clock_mode {
 	VRNIC_CLOCK_OFF,	/* no accounting: the fast path */
 	VRNIC_CLOCK_ACCOUNT,	/* counters and modeled time only */
+	VRNIC_CLOCK_PACE,	/* account, and hold the requester to it */
 };
+
+/*
+ * How far ahead of the wall clock the modeled link may run before the
+ * requester waits for it: a burst's worth, so a wait is worth a timer.
+ */
+#define VRNIC_PACE_SLACK_NS	(20 * NSEC_PER_USEC)
 
 /* What a DMA moves, for the counters and the dma tracepoint. */
 enum vrnic_dma_kind {
@@ -83,6 +90,9 @@ enum vrnic_model_counter {
 	VRNIC_MCNT_DB_TIMER,
 	VRNIC_MCNT_DB_WAIT_NS,
 	VRNIC_MCNT_DB_ADDED_NS,
+	VRNIC_MCNT_PACE_WAITS,
+	VRNIC_MCNT_PACE_WAIT_NS,
+	VRNIC_MCNT_PACE_IDLE_NS,
 	VRNIC_MCNT_COUNT
 };
 
@@ -106,6 +116,7 @@ enum vrnic_knob_id {
 	VRNIC_KNOB_DOORBELL_BATCH_NS,
 	VRNIC_KNOB_DOORBELL_MMIO_NS,
 	VRNIC_KNOB_CLOCK_MODE,
+	VRNIC_KNOB_CLOCK_DILATION,
 	VRNIC_KNOB_COUNT
 };
 
@@ -119,6 +130,9 @@ enum vrnic_knob_id {
  * @gsi_qps:		of which the GSI QP (under @lock)
  * @mrc:		the MR translation cache
  * @qpc:		the QP context cache (qpc.mode host)
+ * @pace_lock:		guards @pace_next
+ * @pace_next:		clock.mode pace: ktime_get_ns() when the modeled
+ *			link has moved everything accounted so far (dilated)
  * @cnt:		what the model counted
  */
 struct vrnic_model {
@@ -128,6 +142,8 @@ struct vrnic_model {
 	u32			gsi_qps;
 	struct vrnic_cam	mrc;
 	struct vrnic_cam	qpc;
+	spinlock_t		pace_lock;	/* guards @pace_next; irqs off */
+	u64			pace_next;
 	atomic64_t		cnt[VRNIC_MCNT_COUNT];
 };
 
@@ -166,6 +182,9 @@ void vrnic_model_doorbell_account(struct vrnic_model *m,
 				  const struct vrnic_db_event *ev);
 
 void vrnic_model_pcie(struct vrnic_model *m, struct vrnic_pcie *p);
+u64 vrnic_model_pace_wait(struct vrnic_model *m);
+void vrnic_model_pace_advance(struct vrnic_model *m, u64 busy_ns, u64 latency_ns,
+			      u64 now);
 
 /* Helpers for the KUnit suite. */
 u64 vrnic_dma_read_ns(u32 latency_ns, u32 ps_per_byte, u32 len);

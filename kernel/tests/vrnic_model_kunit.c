@@ -193,6 +193,9 @@ static const struct knob_case knob_cases[] = {
 	{ "db_ns_zero", VRNIC_KNOB_DOORBELL_BATCH_NS, "0", 0 },
 	{ "db_ns_over", VRNIC_KNOB_DOORBELL_BATCH_NS, "1000001", -EINVAL },
 	{ "db_mmio_over", VRNIC_KNOB_DOORBELL_MMIO_NS, "100001", -EINVAL },
+	{ "dilation_zero", VRNIC_KNOB_CLOCK_DILATION, "0", -EINVAL },
+	{ "dilation_over", VRNIC_KNOB_CLOCK_DILATION, "100001", -EINVAL },
+	{ "dilation_ok", VRNIC_KNOB_CLOCK_DILATION, "1000", 0 },
 };
 
 static void knob_desc(const struct knob_case *c, char *desc)
@@ -221,7 +224,7 @@ static void vrnic_model_knob_validation(struct kunit *test)
 	if (c->err)
 		KUNIT_EXPECT_STREQ(test, after, before);
 	else if (c->id == VRNIC_KNOB_CLOCK_MODE)
-		KUNIT_EXPECT_STREQ(test, after, "off [account]\n");
+		KUNIT_EXPECT_STREQ(test, after, "off [account] pace\n");
 	else
 		KUNIT_EXPECT_EQ(test, strncmp(after, c->text, strcspn(c->text, "\n")), 0);
 	vrnic_model_fini(m);
@@ -627,6 +630,47 @@ static void vrnic_doorbell_clock_off(struct kunit *test)
 	vrnic_model_fini(m);
 }
 
+/*
+ * clock.mode pace: the timeline is a pipeline stretched by the dilation
+ * (a DMA starts when the link is free, is done no sooner than its
+ * latency); the requester waits once it runs ahead; account never waits.
+ */
+static void vrnic_model_pace(struct kunit *test)
+{
+	struct vrnic_model *m = model_new(test, "account");
+	struct vrnic_dma_cost c;
+	u64 wait;
+
+	KUNIT_EXPECT_TRUE(test, vrnic_model_dma(m, VRNIC_DMA_TO_DEVICE, 4096,
+						VRNIC_DMA_PAYLOAD, &c));
+	KUNIT_EXPECT_EQ(test, vrnic_model_pace_wait(m), 0);
+
+	KUNIT_ASSERT_EQ(test, knob(m, VRNIC_KNOB_CLOCK_MODE, "pace"), 0);
+	KUNIT_ASSERT_EQ(test, knob(m, VRNIC_KNOB_CLOCK_DILATION, "2"), 0);
+	vrnic_model_pace_advance(m, 10, 100, 1000);
+	KUNIT_EXPECT_EQ(test, m->pace_next, 1000 + 2 * 100);	/* the latency */
+	vrnic_model_pace_advance(m, 10, 100, 1000);
+	KUNIT_EXPECT_EQ(test, m->pace_next, 1200 + 2 * 10);	/* pipelined */
+	vrnic_model_pace_advance(m, 10, 0, 5000);		/* idle since 1220 */
+	KUNIT_EXPECT_EQ(test, m->pace_next, 5000 + 2 * 10);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_PACE_IDLE_NS]), 5000 - 1220);
+
+	/* A real DMA at the largest dilation: 4 KiB read, 1780 ns modeled. */
+	KUNIT_ASSERT_EQ(test, knob(m, VRNIC_KNOB_CLOCK_MODE, "pace"), 0);
+	KUNIT_ASSERT_EQ(test, knob(m, VRNIC_KNOB_CLOCK_DILATION, "100000"), 0);
+	KUNIT_EXPECT_TRUE(test, vrnic_model_dma(m, VRNIC_DMA_TO_DEVICE, 4096,
+						VRNIC_DMA_PAYLOAD, &c));
+	KUNIT_EXPECT_EQ(test, c.ns, 1780);
+	wait = vrnic_model_pace_wait(m);
+	KUNIT_EXPECT_GT(test, wait, 170 * NSEC_PER_MSEC);
+	KUNIT_EXPECT_LE(test, wait, 1780ULL * 100000 - VRNIC_PACE_SLACK_NS);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_PACE_WAITS]), 1);
+	/* Back to account: nothing waits. */
+	KUNIT_ASSERT_EQ(test, knob(m, VRNIC_KNOB_CLOCK_MODE, "account"), 0);
+	KUNIT_EXPECT_EQ(test, vrnic_model_pace_wait(m), 0);
+	vrnic_model_fini(m);
+}
+
 static struct kunit_case vrnic_model_cases[] = {
 	KUNIT_CASE_PARAM(vrnic_pcie_matches_pcie_bench, pcie_bw_gen_params),
 	KUNIT_CASE(vrnic_pcie_tlp_counts),
@@ -644,6 +688,7 @@ static struct kunit_case vrnic_model_cases[] = {
 	KUNIT_CASE(vrnic_doorbell_batch_timer),
 	KUNIT_CASE(vrnic_doorbell_shadow),
 	KUNIT_CASE(vrnic_doorbell_clock_off),
+	KUNIT_CASE(vrnic_model_pace),
 	{}
 };
 

@@ -266,10 +266,22 @@ nlohmann::json run_sweep(const Sweep &s, const Topology &topo,
 		{"summary", fmt::format("kernel {}, {} CPUs{}{}", u.release,
 					std::thread::hardware_concurrency(),
 					note.empty() ? "" : ", ", note)},
-		{"clock", "account: modeled figures from the model's counters; wall-clock "
-			  "figures are this host's, not paced to the model"},
+		{"clock", "modeled figures come from the model's counters; wall-clock figures "
+			  "are this host's, paced to the model only in clock.mode pace"},
 	};
-	return results_json(s, points, ctx);
+	auto r = results_json(s, points, ctx);
+	/* Pace mode shows the model only if the host keeps up with it. */
+	for (auto &p : r["points"]) {
+		auto w = p["metrics"].value("wall_over_paced", nlohmann::json());
+		if (w.is_number() && w.get<double>() < 0.8) {
+			p["host_too_slow"] = true;
+			progress(fmt::format("{} x={}: the host moved {:.0f}% of the paced model's "
+					     "rate: too slow for clock.dilation {}; raise it",
+					     s.name, p["x"].get<double>(), 100 * w.get<double>(),
+					     p["knobs"].value("clock.dilation", "?")));
+		}
+	}
+	return r;
 }
 
 } // namespace vrnic::bench

@@ -15,6 +15,8 @@
 #     QPs exist; qpc.mode onchip refuses the QP beyond qpc.entries;
 #   - doorbells: per-post MMIO writes announce one WQE each; batch mode
 #     coalesces several WQEs per MMIO write, and they wait;
+#   - clock.mode pace with a dilation holds a WRITE to the modeled link
+#     time x the dilation;
 #   - the dma tracepoint reports each DMA.
 . tools/testbed/guest-lib.sh
 
@@ -86,7 +88,8 @@ tb_check model/knob-gen-range refused pcie.gen 6 "an integer in 1..5"
 tb_check model/knob-lanes refused pcie.lanes 12 "a power of 2 in 1..16 (lanes)"
 tb_check model/knob-latency refused dma.read_latency_ns 100001 "0..100000 (ns)"
 tb_check model/knob-not-a-number refused pcie.mrrs big "128..4096"
-tb_check model/knob-clock-word refused clock.mode pace "one of off account"
+tb_check model/knob-clock-word refused clock.mode fast "one of off account pace"
+tb_check model/knob-dilation refused clock.dilation 0 "an integer in 1..100000 (x)"
 set_ok() { echo 4 >"$m/pcie.gen" && [ "$(cat "$m/pcie.gen")" = 4 ] && echo 3 >"$m/pcie.gen"; }
 tb_check model/knob-set set_ok
 
@@ -97,7 +100,7 @@ tb_check model/clock-off-accounts-nothing test "$(total model_dma_write_bytes)" 
 
 # --- clock account: every DMA counted -------------------------------------------
 setk clock.mode account
-tb_check model/clock-account-set test "$(cat "$m/clock.mode")" = "off [account]"
+tb_check model/clock-account-set test "$(cat "$m/clock.mode")" = "off [account] pace"
 declare -A b
 names="model_dma_reads model_dma_read_bytes model_dma_writes model_dma_write_bytes model_wqe_fetches model_cqe_writes model_pcie_tlps_up model_pcie_tlps_down model_pcie_up_ns model_dma_read_ns"
 for n in $names; do b[$n]=$(total "$n"); done
@@ -270,6 +273,27 @@ tb_check model/trace-dma-read-payload grep -Eq 'dma: vrnic0 read payload [0-9]+ 
 tb_check model/trace-dma-write-payload grep -Eq 'dma: vrnic1 write payload [0-9]+ bytes' "$tr/trace"
 tb_check model/trace-dma-cqe grep -Eq 'dma: vrnic1 write cqe' "$tr/trace"
 
+# --- clock.mode pace: the requester held to the modeled link -------------------
+# With dilation 10000 the modeled Gen3 x16 link (~13 GB/s) moves ~1.4 MB/s
+# of wall clock, far below what the guest does unpaced: a 4 MiB WRITE must
+# take at least (most of) the requester's modeled link time x 10000, and
+# the requester must have waited for the link.
+elapsed() { jq -r '."elapsed-s"' "$VRNIC_OUT/model-client.json"; }
+traffic write 4M
+fast=$(elapsed)
+setk clock.dilation 10000
+setk clock.mode pace
+n0=$(cnt vrnic1 model_pcie_down_ns)
+w0=$(cnt vrnic1 model_pace_waits)
+tb_check model/pace-traffic traffic write 4M
+paced=$(elapsed)
+sleep 0.1
+link_ns=$(( $(cnt vrnic1 model_pcie_down_ns) - n0 ))
+waits=$(( $(cnt vrnic1 model_pace_waits) - w0 ))
+echo "4 MiB WRITE: account $fast s; pace x10000 $paced s (requester link ${link_ns} ns modeled, x10000 = $((link_ns * 10000 / 1000000)) ms; $waits waits)"
+tb_check model/pace-waits test "$waits" -gt 0
+tb_check model/pace-holds-to-model python3 -c "import sys; sys.exit(not ($paced * 1e9 >= 0.8 * $link_ns * 10000 and $paced > 2 * $fast))"
+setk clock.dilation 1
 setk clock.mode off
 
 # --- module parameters -----------------------------------------------------------------
@@ -285,7 +309,7 @@ param_default() {
 	insmod "$VRNIC_KMOD/rdma_vrnic.ko" pcie_mps=512 clock_mode=account &&
 		rdma link add vrnic9 type vrnic netdev lo &&
 		[ "$(cat "$(model vrnic9)/pcie.mps")" = 512 ] &&
-		[ "$(cat "$(model vrnic9)/clock.mode")" = "off [account]" ]
+		[ "$(cat "$(model vrnic9)/clock.mode")" = "off [account] pace" ]
 }
 tb_check model/param-default param_default
 rdma link delete vrnic9 2>/dev/null
