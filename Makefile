@@ -6,6 +6,7 @@
 #   make check    install what is needed, build, run every test (host and
 #                 guests); ends with "N passed, N failed"
 #   make demo     the driver demo between two guests (arrives with the driver)
+#   make sweeps   the hardware model's sweeps, plots in Documentation/sweeps/
 #   make install  install what make built (module, vrnicctl, bpftrace scripts,
 #                 docs); PREFIX=/usr/local, DESTDIR= stages; make uninstall
 #   make dkms-source  stage the module source for DKMS in /usr/src/vrnic-VERSION
@@ -37,6 +38,12 @@ check: deps
 
 demo: deps
 	@tools/demo.sh
+
+# The hardware model's sweeps (benchmarks, not tests): vrnic-bench in a
+# stock guest; JSON and SVG plots land in Documentation/sweeps/.
+# SWEEPS="mps mrc" picks some (vrnic-bench list names them).
+sweeps: deps module userspace
+	@tools/sweeps.sh
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR)/kernel clean
@@ -112,5 +119,5 @@ dkms-source:
 		--exclude=.tmp_versions -cf - . | tar -C $(dkms_src)/kernel --no-same-owner -xf -
 	@echo "staged $(dkms_src); next: dkms install vrnic/$(VRNIC_VERSION)"
 
-.PHONY: all deps module userspace check demo clean install install-module \
+.PHONY: all deps module userspace check demo sweeps clean install install-module \
 	install-tools install-data uninstall dkms-source

@@ -183,6 +183,31 @@ std::vector<Sweep> make_sweeps()
 	qpc.y1 = "qpc_miss_pct";
 	qpc.y2 = "qpc_bytes_per_msg";
 	all.push_back(std::move(qpc));
+
+	/*
+	 * 5. What accounting costs: the driver benchmark's bandwidth, message
+	 * rate and latency with clock.mode off (x 0) and account (x 1),
+	 * alternating, three times each: this host's noise shows in the spread.
+	 */
+	Sweep ovh{"overhead", "Cost of accounting: clock.mode off (0) against account (1)",
+		  "clock.mode (0 off, 1 account)", false, {}, {}, {}, "", ""};
+	for (int rep = 0; rep < 3; rep++)
+		for (int v : {0, 1})
+			ovh.points.push_back({double(v), {{"clock.mode", v ? "account" : "off"}},
+					      {{"ib_write_bw", {"-s", "65536", "-n", "1000", "-F"}},
+					       {"ib_write_bw", {"-s", "64", "-n", "5000", "-F"}},
+					       {"ib_send_lat", {"-s", "64", "-n", "1000", "-F"}}}});
+	ovh.metrics = {
+		{"bw_mbs", "64 KiB WRITE bandwidth (MB/s, wall clock)", false,
+		 [](const Measured &m) { return perf(m, 0, {"BW average[MB/sec]"}); }},
+		{"msg_rate_mpps", "64 B WRITE message rate (Mpps, wall clock)", false,
+		 [](const Measured &m) { return perf(m, 1, {"MsgRate[Mpps]"}); }},
+		{"send_lat_us", "64 B SEND latency (us, wall clock)", false,
+		 [](const Measured &m) { return perf(m, 2, {"t_avg[usec]"}); }},
+	};
+	ovh.y1 = "bw_mbs";
+	ovh.y2 = "send_lat_us";
+	all.push_back(std::move(ovh));
 	return all;
 }
 
