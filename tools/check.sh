@@ -145,7 +145,7 @@ expect_fail() {
 	fi
 }
 
-guest_steps="kunit log-scan-catches-warn module-load conformance-rxe conformance-vrnic smoke-rxe smoke-vrnic teardown load netem-vrnic fuzz vrnicctl model restrack bpftrace interop-vrnic-rxe interop-rxe-vrnic iommu-rxe iommu-vrnic"
+guest_steps="kunit log-scan-catches-warn module-load conformance-rxe conformance-vrnic smoke-rxe smoke-vrnic teardown load netem-vrnic fuzz vrnicctl model restrack sweeps bpftrace interop-vrnic-rxe interop-rxe-vrnic iommu-rxe iommu-vrnic"
 for fl in stock debug; do
 	any=0
 	for st in $guest_steps; do want "$fl/$st" && any=1; done
@@ -236,6 +236,10 @@ for fl in stock debug; do
 	# fill callbacks only read; the debug run is on record in the issue.)
 	[ "$fl" = stock ] && guest "$fl/restrack" "${kenv[@]}" --topo one --timeout 300 \
 		tools/testbed/tests/restrack.sh
+	# vrnic-bench end to end (sweeps are benchmarks: two short ones here,
+	# for the tool's JSON and plots, not for their numbers).
+	[ "$fl" = stock ] && guest "$fl/sweeps" "${kenv[@]}" --topo one --timeout 600 \
+		--env 'SWEEPS=doorbell mrreg' tools/testbed/tests/sweeps.sh
 	# The bpftrace scripts against real traffic and real errors.
 	guest "$fl/bpftrace" "${kenv[@]}" --topo one --timeout $((300 * slow)) \
 		tools/testbed/tests/bpftrace.sh

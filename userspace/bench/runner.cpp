@@ -9,6 +9,7 @@
  */
 #include "runner.hpp"
 
+#include "mrreg.hpp"
 #include "perftest.hpp"
 #include "vrnic/counters.hpp"
 #include "vrnic/error.hpp"
@@ -170,6 +171,19 @@ public:
 	{
 		RunResult res;
 		auto s0 = counters(fs_, t_.server_dev), c0 = counters(fs_, t_.client_dev);
+		if (r.tool == kMrRegTool) {
+			/* In this process: args SIZE, reuse|per-io, IOS. */
+			MrRegRun m{t_.client_dev, t_.server_dev, std::stoi(cgid_),
+				   std::stoi(sgid_),
+				   static_cast<uint32_t>(std::stoul(r.args.at(0))),
+				   static_cast<uint32_t>(std::stoul(r.args.at(2))),
+				   r.args.at(1) == "per-io"};
+			res.perf = {{"#bytes", m.size}, {"#iterations", m.ios},
+				    {"ios_per_s", run_mr_reg(m)}};
+			res.server = minus(counters(fs_, t_.server_dev), s0);
+			res.client = minus(counters(fs_, t_.client_dev), c0);
+			return res;
+		}
 		auto port = std::to_string(t_.port);
 		auto tmo = std::to_string(t_.timeout_s);
 		std::vector<std::string> srv = {"ip", "netns", "exec", t_.server_ns, "timeout",

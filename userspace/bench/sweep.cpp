@@ -185,7 +185,46 @@ std::vector<Sweep> make_sweeps()
 	all.push_back(std::move(qpc));
 
 	/*
-	 * 5. What accounting costs: the driver benchmark's bandwidth, message
+	 * 5. Registering an MR per I/O against reusing one: WRITEs one at a
+	 * time (measured on this host; the registration counters say where
+	 * the time went).
+	 */
+	Sweep reg{"mrreg", "An MR registered per I/O against one reused: one WRITE at a time",
+		  "I/O size (bytes)", true, {{"clock.mode", "account"}}, {}, {}, "", ""};
+	for (int v : {4096, 16384, 65536, 262144, 1048576})
+		reg.points.push_back({double(v), {},
+				      {{kMrRegTool, {std::to_string(v), "reuse", "300"}},
+				       {kMrRegTool, {std::to_string(v), "per-io", "300"}}}});
+	reg.metrics = {
+		{"per_io_pct", "I/O rate registering per I/O (% of reusing one MR)", false,
+		 [](const Measured &m) {
+			 return 100 * ratio(perf(m, 1, {"ios_per_s"}), perf(m, 0, {"ios_per_s"}));
+		 }},
+		{"reg_us_per_io", "registration + deregistration host time per I/O (us)", false,
+		 [](const Measured &m) {
+			 const auto &c = m.runs.size() > 1 ? m.runs[1].client : Deltas{};
+			 double ns = get(c, "mr_reg_pin_map_ns") + get(c, "mr_reg_mtt_ns") +
+				     get(c, "mr_dereg_ns");
+			 return ratio(ns / 1000, get(c, "mr_regs"));
+		 }},
+		{"reuse_ios", "I/Os per second, one MR reused (wall clock)", false,
+		 [](const Measured &m) { return perf(m, 0, {"ios_per_s"}); }},
+		{"per_io_ios", "I/Os per second, an MR per I/O (wall clock)", false,
+		 [](const Measured &m) { return perf(m, 1, {"ios_per_s"}); }},
+		{"mrc_misses_per_io", "MR cache misses per I/O, per-I/O case (modeled)", true,
+		 [](const Measured &m) {
+			 if (m.runs.size() < 2)
+				 return nan;
+			 return ratio(both(m, 1, "model_mrc_misses"),
+				      get(m.runs[1].client, "mr_regs"));
+		 }},
+	};
+	reg.y1 = "per_io_pct";
+	reg.y2 = "reg_us_per_io";
+	all.push_back(std::move(reg));
+
+	/*
+	 * 6. What accounting costs: the driver benchmark's bandwidth, message
 	 * rate and latency with clock.mode off (x 0) and account (x 1),
 	 * alternating, three times each: this host's noise shows in the spread.
 	 */

@@ -29,6 +29,12 @@ namespace vrnic::bench {
 using Knobs = std::vector<std::pair<std::string, std::string>>;
 using Deltas = std::map<std::string, std::uint64_t>;
 
+/*
+ * The built-in workload of mrreg.hpp instead of a perftest tool: args
+ * SIZE, "reuse" or "per-io", IOS.
+ */
+inline constexpr const char *kMrRegTool = "mr-reg";
+
 /* One perftest run: the tool and its arguments (no -d, -x, -p, server). */
 struct Run {
 	std::string tool;
