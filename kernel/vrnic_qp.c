@@ -367,8 +367,16 @@ static enum hrtimer_restart vrnic_qp_pace_expire(struct hrtimer *t)
  */
 void vrnic_qp_pace(struct vrnic_qp *qp, u64 wait_ns)
 {
-	if (!hrtimer_is_queued(&qp->pace_timer))
-		hrtimer_start(&qp->pace_timer, ns_to_ktime(wait_ns), HRTIMER_MODE_REL);
+	if (hrtimer_is_queued(&qp->pace_timer))
+		return;
+	hrtimer_start(&qp->pace_timer, ns_to_ktime(wait_ns), HRTIMER_MODE_REL);
+	vrnic_model_pace_count(&to_vdev(qp->ibqp.device)->model, wait_ns);
+}
+
+/* The doorbell block reads the SQ's producer index (under its lock). */
+static u32 vrnic_qp_db_producer(struct vrnic_doorbell *db)
+{
+	return vrnic_queue_producer(&container_of(db, struct vrnic_qp, db)->sq.queue);
 }
 
 /* The doorbell's batch timer released WQEs (hard irq): run the requester. */
@@ -549,7 +557,8 @@ int vrnic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	INIT_WORK(&qp->work, vrnic_qp_work);
 	skb_queue_head_init(&qp->rx);
 	timer_setup(&qp->timer, vrnic_qp_timer, 0);
-	vrnic_doorbell_init(&qp->db, &vdev->model, vrnic_qp_db_run);
+	vrnic_doorbell_init(&qp->db, &vdev->model, vrnic_qp_db_producer,
+			    vrnic_qp_db_run);
 	hrtimer_init(&qp->pace_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	qp->pace_timer.function = vrnic_qp_pace_expire;
 	qp->mtu = 256;
@@ -933,8 +942,7 @@ static void vrnic_qp_doorbell(struct vrnic_qp *qp)
 
 	/* The requester still has released WQEs to send: it is polling. */
 	busy = READ_ONCE(qp->req.index) != vrnic_doorbell_pi(&qp->db);
-	run = vrnic_doorbell_ring(&qp->db, vrnic_queue_producer(&qp->sq.queue),
-				  qp->sq.queue.mask, busy, &ev);
+	run = vrnic_doorbell_ring(&qp->db, qp->sq.queue.mask, busy, &ev);
 	trace_doorbell(qp->ibqp.device, qp->ibqp.qp_num, ev.mode, ev.action,
 		       ev.wqes, ev.released, ev.wait_ns);
 	if (ev.mode == VRNIC_DB_SHADOW)

@@ -7,7 +7,7 @@
 
 #include <linux/hrtimer.h>
 #include <linux/ktime.h>
-#include <linux/sched/clock.h>
+#include <linux/timekeeping.h>
 
 #include "doorbell.h"
 #include "model.h"
@@ -18,7 +18,9 @@
  */
 static u64 vrnic_doorbell_release(struct vrnic_doorbell *db, u64 now)
 {
-	u64 wait = (u64)db->held * (now - db->first_ns) - db->held_ns;
+	u64 age = now > db->first_ns ? now - db->first_ns : 0;
+	u64 all = (u64)db->held * age;
+	u64 wait = all > db->held_ns ? all - db->held_ns : 0;
 
 	WRITE_ONCE(db->pi, db->rung);
 	db->held = 0;
@@ -42,7 +44,7 @@ static enum hrtimer_restart vrnic_doorbell_expire(struct hrtimer *t)
 		return HRTIMER_NORESTART;
 	}
 	ev.released = db->held;
-	ev.wait_ns = vrnic_doorbell_release(db, local_clock());
+	ev.wait_ns = vrnic_doorbell_release(db, ktime_get_ns());
 	spin_unlock_irqrestore(&db->lock, flags);
 
 	vrnic_model_doorbell_account(db->model, &ev);
@@ -54,9 +56,11 @@ static enum hrtimer_restart vrnic_doorbell_expire(struct hrtimer *t)
  * vrnic_doorbell_init - a send queue's doorbell, nothing rung
  * @db:		the doorbell
  * @m:		the device's model
+ * @producer:	reads the send queue's producer index (under db->lock)
  * @run:	called from the batch timer to run the requester
  */
 void vrnic_doorbell_init(struct vrnic_doorbell *db, struct vrnic_model *m,
+			 u32 (*producer)(struct vrnic_doorbell *db),
 			 void (*run)(struct vrnic_doorbell *db,
 				     const struct vrnic_db_event *ev))
 {
@@ -67,6 +71,7 @@ void vrnic_doorbell_init(struct vrnic_doorbell *db, struct vrnic_model *m,
 	db->first_ns = 0;
 	db->held_ns = 0;
 	db->model = m;
+	db->producer = producer;
 	db->run = run;
 	hrtimer_init(&db->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	db->timer.function = vrnic_doorbell_expire;
@@ -98,35 +103,39 @@ void vrnic_doorbell_fini(struct vrnic_doorbell *db)
 }
 
 /**
- * vrnic_doorbell_ring - software rang: the producer index is now @pi
+ * vrnic_doorbell_ring - software rang: read the producer index and act
  * @db:		the doorbell
- * @pi:		the send queue's producer index
  * @mask:	the queue's index mask (entries - 1)
  * @engine_busy: the requester is still working through WQEs released
  *		earlier (shadow mode: it will read the record itself)
  * @ev:		filled with what the doorbell did
  *
+ * The index is read under db->lock, so rings that race (a kernel consumer
+ * posting from process and irq context, a QP reset) are seen in order and
+ * the released index never steps back past WQEs already released.
+ *
  * Context: any.  Return: true when the requester should run now.
  */
-bool vrnic_doorbell_ring(struct vrnic_doorbell *db, u32 pi, u32 mask,
-			 bool engine_busy, struct vrnic_db_event *ev)
+bool vrnic_doorbell_ring(struct vrnic_doorbell *db, u32 mask, bool engine_busy,
+			 struct vrnic_db_event *ev)
 {
 	struct vrnic_model *m = db->model;
-	u32 batch, batch_ns;
+	u32 batch, batch_ns, pi;
 	unsigned long flags;
 	bool run = true;
 	u64 now;
 
 	ev->mode = READ_ONCE(m->knob[VRNIC_KNOB_DOORBELL_MODE]);
 	ev->wait_ns = 0;
+	now = ktime_get_ns();
 	spin_lock_irqsave(&db->lock, flags);
+	pi = db->producer(db) & mask;
 	ev->wqes = (pi - db->rung) & mask;
-	db->rung = pi & mask;
+	db->rung = pi;
 	switch (ev->mode) {
 	case VRNIC_DB_BATCH:
 		batch = READ_ONCE(m->knob[VRNIC_KNOB_DOORBELL_BATCH_WQES]);
 		batch_ns = READ_ONCE(m->knob[VRNIC_KNOB_DOORBELL_BATCH_NS]);
-		now = local_clock();
 		if (ev->wqes) {
 			if (!db->held)
 				db->first_ns = now;
@@ -149,14 +158,14 @@ bool vrnic_doorbell_ring(struct vrnic_doorbell *db, u32 pi, u32 mask,
 			run = !db->held;
 		}
 		break;
-	case VRNIC_DB_SHADOW:
-		ev->action = engine_busy ? VRNIC_DB_ABSORBED : VRNIC_DB_WAKE;
-		ev->released = ev->wqes;
-		WRITE_ONCE(db->pi, db->rung);
-		break;
 	default:
-		ev->action = VRNIC_DB_RING;
-		ev->released = ev->wqes;
+		ev->action = ev->mode == VRNIC_DB_SHADOW ?
+			     (engine_busy ? VRNIC_DB_ABSORBED : VRNIC_DB_WAKE) :
+			     VRNIC_DB_RING;
+		/* WQEs a batch held before the mode changed go too. */
+		ev->released = ev->wqes + db->held;
+		if (db->held)
+			ev->wait_ns = vrnic_doorbell_release(db, now);
 		WRITE_ONCE(db->pi, db->rung);
 		break;
 	}

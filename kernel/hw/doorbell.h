@@ -69,10 +69,11 @@ struct vrnic_model;
  * @pi:		the producer index the requester may work up to
  * @rung:	the newest producer index rung (batch: @pi lags it)
  * @held:	batch: WQEs rung and not yet released
- * @first_ns:	batch: local_clock() when the oldest held WQE was rung
+ * @first_ns:	batch: ktime_get_ns() when the oldest held WQE was rung
  * @held_ns:	batch: sum over @held WQEs of their ring time - @first_ns
  * @timer:	batch: releases what is held after doorbell.batch_ns
  * @model:	the device's model (knobs, counters)
+ * @producer:	the QP layer's: the send queue's producer index now
  * @run:	the QP layer's callback, from the timer (hard irq): run the
  *		requester soon; @ev says what the timer released
  */
@@ -85,17 +86,19 @@ struct vrnic_doorbell {
 	u64			held_ns;
 	struct hrtimer		timer;
 	struct vrnic_model	*model;
+	u32			(*producer)(struct vrnic_doorbell *db);
 	void			(*run)(struct vrnic_doorbell *db,
 				       const struct vrnic_db_event *ev);
 };
 
 void vrnic_doorbell_init(struct vrnic_doorbell *db, struct vrnic_model *m,
+			 u32 (*producer)(struct vrnic_doorbell *db),
 			 void (*run)(struct vrnic_doorbell *db,
 				     const struct vrnic_db_event *ev));
 void vrnic_doorbell_reset(struct vrnic_doorbell *db);
 void vrnic_doorbell_fini(struct vrnic_doorbell *db);
-bool vrnic_doorbell_ring(struct vrnic_doorbell *db, u32 pi, u32 mask,
-			 bool engine_busy, struct vrnic_db_event *ev);
+bool vrnic_doorbell_ring(struct vrnic_doorbell *db, u32 mask, bool engine_busy,
+			 struct vrnic_db_event *ev);
 
 /* The producer index the requester may work up to.  Context: any. */
 static inline u32 vrnic_doorbell_pi(const struct vrnic_doorbell *db)

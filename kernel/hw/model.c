@@ -567,8 +567,8 @@ void vrnic_model_pace_advance(struct vrnic_model *m, u64 busy_ns, u64 latency_ns
  * @m:		the model
  *
  * The modeled link may run VRNIC_PACE_SLACK_NS ahead of the wall clock;
- * beyond that, the requester waits until it is back within.  A wait is
- * counted (model_pace_waits, model_pace_wait_ns).  Context: any.
+ * beyond that, the requester waits until it is back within (and counts
+ * the wait with vrnic_model_pace_count()).  Context: any.
  * Return: ns to wait, 0 to go on.
  */
 u64 vrnic_model_pace_wait(struct vrnic_model *m)
@@ -581,9 +581,14 @@ u64 vrnic_model_pace_wait(struct vrnic_model *m)
 	next = READ_ONCE(m->pace_next);
 	if (next <= now + VRNIC_PACE_SLACK_NS)
 		return 0;
-	atomic64_inc(&m->cnt[VRNIC_MCNT_PACE_WAITS]);
-	atomic64_add(next - now - VRNIC_PACE_SLACK_NS, &m->cnt[VRNIC_MCNT_PACE_WAIT_NS]);
 	return next - now - VRNIC_PACE_SLACK_NS;
+}
+
+/* A requester stopped for @wait_ns of the paced link.  Context: any. */
+void vrnic_model_pace_count(struct vrnic_model *m, u64 wait_ns)
+{
+	atomic64_inc(&m->cnt[VRNIC_MCNT_PACE_WAITS]);
+	atomic64_add(wait_ns, &m->cnt[VRNIC_MCNT_PACE_WAIT_NS]);
 }
 
 /*

@@ -183,6 +183,7 @@ void vrnic_model_doorbell_account(struct vrnic_model *m,
 
 void vrnic_model_pcie(struct vrnic_model *m, struct vrnic_pcie *p);
 u64 vrnic_model_pace_wait(struct vrnic_model *m);
+void vrnic_model_pace_count(struct vrnic_model *m, u64 wait_ns);
 void vrnic_model_pace_advance(struct vrnic_model *m, u64 busy_ns, u64 latency_ns,
 			      u64 now);
 

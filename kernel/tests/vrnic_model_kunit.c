@@ -469,7 +469,13 @@ struct db_probe {
 	struct completion fired;
 	struct vrnic_db_event ev;
 	int runs;
+	u32 pi;		/* the "send queue's" producer index */
 };
+
+static u32 db_probe_producer(struct vrnic_doorbell *db)
+{
+	return container_of(db, struct db_probe, db)->pi;
+}
 
 static void db_probe_run(struct vrnic_doorbell *db,
 			 const struct vrnic_db_event *ev)
@@ -487,8 +493,15 @@ static struct db_probe *db_probe_new(struct kunit *test, struct vrnic_model *m)
 
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	init_completion(&p->fired);
-	vrnic_doorbell_init(&p->db, m, db_probe_run);
+	vrnic_doorbell_init(&p->db, m, db_probe_producer, db_probe_run);
 	return p;
+}
+
+/* Software posted up to @pi and rang (a 64-entry queue). */
+static bool ring(struct db_probe *p, u32 pi, bool busy, struct vrnic_db_event *ev)
+{
+	p->pi = pi;
+	return vrnic_doorbell_ring(&p->db, 63, busy, ev);
 }
 
 /* mmio: every doorbell releases what it announced, one MMIO write each. */
@@ -498,13 +511,13 @@ static void vrnic_doorbell_mmio(struct kunit *test)
 	struct db_probe *p = db_probe_new(test, m);
 	struct vrnic_db_event ev;
 
-	KUNIT_EXPECT_TRUE(test, vrnic_doorbell_ring(&p->db, 3, 63, false, &ev));
+	KUNIT_EXPECT_TRUE(test, ring(p, 3, false, &ev));
 	KUNIT_EXPECT_EQ(test, ev.action, VRNIC_DB_RING);
 	KUNIT_EXPECT_EQ(test, ev.wqes, 3);
 	KUNIT_EXPECT_EQ(test, vrnic_doorbell_pi(&p->db), 3);
 	/* The index wraps with the queue: 62 -> 1 is 3 WQEs. */
-	KUNIT_EXPECT_TRUE(test, vrnic_doorbell_ring(&p->db, 62, 63, false, &ev));
-	KUNIT_EXPECT_TRUE(test, vrnic_doorbell_ring(&p->db, 1, 63, false, &ev));
+	KUNIT_EXPECT_TRUE(test, ring(p, 62, false, &ev));
+	KUNIT_EXPECT_TRUE(test, ring(p, 1, false, &ev));
 	KUNIT_EXPECT_EQ(test, ev.wqes, 3);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_DB_RINGS]), 3);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_DB_WQES]), 3 + 59 + 3);
@@ -528,11 +541,11 @@ static void vrnic_doorbell_batch_count(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, knob(m, VRNIC_KNOB_DOORBELL_MODE, "batch"), 0);
 	KUNIT_ASSERT_EQ(test, knob(m, VRNIC_KNOB_DOORBELL_BATCH_WQES, "4"), 0);
 	KUNIT_ASSERT_EQ(test, knob(m, VRNIC_KNOB_DOORBELL_BATCH_NS, "1000000"), 0);
-	KUNIT_EXPECT_FALSE(test, vrnic_doorbell_ring(&p->db, 1, 63, false, &ev));
+	KUNIT_EXPECT_FALSE(test, ring(p, 1, false, &ev));
 	KUNIT_EXPECT_EQ(test, ev.action, VRNIC_DB_HOLD);
-	KUNIT_EXPECT_FALSE(test, vrnic_doorbell_ring(&p->db, 3, 63, false, &ev));
+	KUNIT_EXPECT_FALSE(test, ring(p, 3, false, &ev));
 	KUNIT_EXPECT_EQ(test, vrnic_doorbell_pi(&p->db), 0);
-	KUNIT_EXPECT_TRUE(test, vrnic_doorbell_ring(&p->db, 5, 63, false, &ev));
+	KUNIT_EXPECT_TRUE(test, ring(p, 5, false, &ev));
 	KUNIT_EXPECT_EQ(test, ev.action, VRNIC_DB_FULL);
 	KUNIT_EXPECT_EQ(test, ev.wqes, 2);
 	KUNIT_EXPECT_EQ(test, ev.released, 5);
@@ -545,7 +558,7 @@ static void vrnic_doorbell_batch_count(struct kunit *test)
 							  msecs_to_jiffies(20)), 0);
 	/* batch_ns 0: no waiting at all. */
 	KUNIT_ASSERT_EQ(test, knob(m, VRNIC_KNOB_DOORBELL_BATCH_NS, "0"), 0);
-	KUNIT_EXPECT_TRUE(test, vrnic_doorbell_ring(&p->db, 6, 63, false, &ev));
+	KUNIT_EXPECT_TRUE(test, ring(p, 6, false, &ev));
 	KUNIT_EXPECT_EQ(test, ev.action, VRNIC_DB_FULL);
 	KUNIT_EXPECT_EQ(test, vrnic_doorbell_pi(&p->db), 6);
 	vrnic_doorbell_fini(&p->db);
@@ -561,7 +574,7 @@ static void vrnic_doorbell_batch_timer(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, knob(m, VRNIC_KNOB_DOORBELL_MODE, "batch"), 0);
 	KUNIT_ASSERT_EQ(test, knob(m, VRNIC_KNOB_DOORBELL_BATCH_NS, "2000"), 0);
-	KUNIT_EXPECT_FALSE(test, vrnic_doorbell_ring(&p->db, 1, 63, false, &ev));
+	KUNIT_EXPECT_FALSE(test, ring(p, 1, false, &ev));
 	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&p->fired,
 							  msecs_to_jiffies(1000)), 0);
 	KUNIT_EXPECT_EQ(test, p->runs, 1);
@@ -577,7 +590,7 @@ static void vrnic_doorbell_batch_timer(struct kunit *test)
 	/* A reset forgets what was held: the timer (1 ms) finds nothing. */
 	KUNIT_ASSERT_EQ(test, knob(m, VRNIC_KNOB_DOORBELL_BATCH_NS, "1000000"), 0);
 	reinit_completion(&p->fired);
-	KUNIT_EXPECT_FALSE(test, vrnic_doorbell_ring(&p->db, 3, 63, false, &ev));
+	KUNIT_EXPECT_FALSE(test, ring(p, 3, false, &ev));
 	vrnic_doorbell_reset(&p->db);
 	KUNIT_EXPECT_EQ(test, wait_for_completion_timeout(&p->fired,
 							  msecs_to_jiffies(20)), 0);
@@ -594,9 +607,9 @@ static void vrnic_doorbell_shadow(struct kunit *test)
 	struct vrnic_db_event ev;
 
 	KUNIT_ASSERT_EQ(test, knob(m, VRNIC_KNOB_DOORBELL_MODE, "shadow"), 0);
-	KUNIT_EXPECT_TRUE(test, vrnic_doorbell_ring(&p->db, 2, 63, false, &ev));
+	KUNIT_EXPECT_TRUE(test, ring(p, 2, false, &ev));
 	KUNIT_EXPECT_EQ(test, ev.action, VRNIC_DB_WAKE);
-	KUNIT_EXPECT_TRUE(test, vrnic_doorbell_ring(&p->db, 4, 63, true, &ev));
+	KUNIT_EXPECT_TRUE(test, ring(p, 4, true, &ev));
 	KUNIT_EXPECT_EQ(test, ev.action, VRNIC_DB_ABSORBED);
 	KUNIT_EXPECT_EQ(test, vrnic_doorbell_pi(&p->db), 4);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_DB_RINGS]), 2);
@@ -604,6 +617,30 @@ static void vrnic_doorbell_shadow(struct kunit *test)
 	/* One MMIO (200 ns), two record reads (550 + 3 ns each). */
 	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_DB_ADDED_NS]),
 			200 + 2 * 553);
+	vrnic_doorbell_fini(&p->db);
+	vrnic_model_fini(m);
+}
+
+/* Leaving batch mode releases what a batch held, once. */
+static void vrnic_doorbell_mode_change(struct kunit *test)
+{
+	struct vrnic_model *m = model_new(test, "account");
+	struct db_probe *p = db_probe_new(test, m);
+	struct vrnic_db_event ev;
+
+	KUNIT_ASSERT_EQ(test, knob(m, VRNIC_KNOB_DOORBELL_MODE, "batch"), 0);
+	KUNIT_ASSERT_EQ(test, knob(m, VRNIC_KNOB_DOORBELL_BATCH_NS, "1000000"), 0);
+	KUNIT_EXPECT_FALSE(test, ring(p, 2, false, &ev));
+	KUNIT_ASSERT_EQ(test, knob(m, VRNIC_KNOB_DOORBELL_MODE, "mmio"), 0);
+	KUNIT_EXPECT_TRUE(test, ring(p, 3, false, &ev));
+	KUNIT_EXPECT_EQ(test, ev.wqes, 1);
+	KUNIT_EXPECT_EQ(test, ev.released, 3);
+	KUNIT_EXPECT_EQ(test, vrnic_doorbell_pi(&p->db), 3);
+	/* The batch timer finds nothing left to release. */
+	KUNIT_EXPECT_EQ(test, wait_for_completion_timeout(&p->fired,
+							  msecs_to_jiffies(20)), 0);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_DB_RELEASES]), 1);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_DB_WQES]), 3);
 	vrnic_doorbell_fini(&p->db);
 	vrnic_model_fini(m);
 }
@@ -620,8 +657,8 @@ static void vrnic_doorbell_clock_off(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, knob(m, VRNIC_KNOB_DOORBELL_BATCH_WQES, "2"), 0);
 	/* Long enough that the count, not the timer, releases. */
 	KUNIT_ASSERT_EQ(test, knob(m, VRNIC_KNOB_DOORBELL_BATCH_NS, "1000000"), 0);
-	KUNIT_EXPECT_FALSE(test, vrnic_doorbell_ring(&p->db, 1, 63, false, &ev));
-	KUNIT_EXPECT_TRUE(test, vrnic_doorbell_ring(&p->db, 2, 63, false, &ev));
+	KUNIT_EXPECT_FALSE(test, ring(p, 1, false, &ev));
+	KUNIT_EXPECT_TRUE(test, ring(p, 2, false, &ev));
 	KUNIT_EXPECT_EQ(test, vrnic_doorbell_pi(&p->db), 2);
 	for (i = 0; i < VRNIC_MCNT_COUNT; i++)
 		KUNIT_EXPECT_EQ_MSG(test, atomic64_read(&m->cnt[i]), 0, "%s",
@@ -664,7 +701,11 @@ static void vrnic_model_pace(struct kunit *test)
 	wait = vrnic_model_pace_wait(m);
 	KUNIT_EXPECT_GT(test, wait, 170 * NSEC_PER_MSEC);
 	KUNIT_EXPECT_LE(test, wait, 1780ULL * 100000 - VRNIC_PACE_SLACK_NS);
+	/* Asking is not waiting: only the requester's stop counts. */
+	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_PACE_WAITS]), 0);
+	vrnic_model_pace_count(m, wait);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_PACE_WAITS]), 1);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_PACE_WAIT_NS]), wait);
 	/* Back to account: nothing waits. */
 	KUNIT_ASSERT_EQ(test, knob(m, VRNIC_KNOB_CLOCK_MODE, "account"), 0);
 	KUNIT_EXPECT_EQ(test, vrnic_model_pace_wait(m), 0);
@@ -687,6 +728,7 @@ static struct kunit_case vrnic_model_cases[] = {
 	KUNIT_CASE(vrnic_doorbell_batch_count),
 	KUNIT_CASE(vrnic_doorbell_batch_timer),
 	KUNIT_CASE(vrnic_doorbell_shadow),
+	KUNIT_CASE(vrnic_doorbell_mode_change),
 	KUNIT_CASE(vrnic_doorbell_clock_off),
 	KUNIT_CASE(vrnic_model_pace),
 	{}
