@@ -239,7 +239,7 @@ for fl in stock debug; do
 	# vrnic-bench end to end (sweeps are benchmarks: two short ones here,
 	# for the tool's JSON and plots, not for their numbers).
 	[ "$fl" = stock ] && guest "$fl/sweeps" "${kenv[@]}" --topo one --timeout 600 \
-		--env 'SWEEPS=doorbell mrreg' tools/testbed/tests/sweeps.sh
+		--env 'SWEEPS=qpc mrreg' tools/testbed/tests/sweeps.sh
 	# The bpftrace scripts against real traffic and real errors.
 	guest "$fl/bpftrace" "${kenv[@]}" --topo one --timeout $((300 * slow)) \
 		tools/testbed/tests/bpftrace.sh

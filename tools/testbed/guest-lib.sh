@@ -49,7 +49,8 @@ tb_result() {
 tb_check() {
 	local name=$1 rc=0
 	shift
-	echo "== RUN $name: $*"
+	# The guest's uptime, so a run's log shows where its time went.
+	echo "== RUN $name: $* [at $(cut -d' ' -f1 /proc/uptime) s]"
 	"$@" || rc=$?
 	if [ "$rc" -eq 0 ]; then tb_result "$name" PASS; else tb_result "$name" FAIL "exit $rc"; fi
 	return 0
