@@ -536,10 +536,12 @@ bool vrnic_model_dma(struct vrnic_model *m, enum vrnic_dma_dir dir, u32 len,
  * @now:	ktime_get_ns()
  *
  * Both times are stretched by clock.dilation.  The link is a pipeline: a
- * DMA starts when the link is free (or now, if it has been idle: the host
- * was behind the model, counted in model_pace_idle_ns), occupies it for
- * @busy_ns, and is not done before @latency_ns after it was asked for.
- * Context: any.
+ * DMA starts when the link is free (or now, if it has been idle: the link
+ * waited for the host, counted in model_pace_idle_ns) and occupies it for
+ * @busy_ns.  Its latency overlaps the DMAs before it, as a NIC's
+ * outstanding read requests do, so only a DMA that finds the pipeline
+ * drained (the link idle for longer than the latency) waits for it: the
+ * first of a burst, a lone ping-pong message.  Context: any.
  */
 void vrnic_model_pace_advance(struct vrnic_model *m, u64 busy_ns, u64 latency_ns,
 			      u64 now)
@@ -548,14 +550,22 @@ void vrnic_model_pace_advance(struct vrnic_model *m, u64 busy_ns, u64 latency_ns
 	unsigned long flags;
 	u64 start, idle = 0;
 
+	busy_ns *= d;
+	latency_ns *= d;
 	spin_lock_irqsave(&m->pace_lock, flags);
 	start = m->pace_next;
 	if (start < now) {
 		if (start)
 			idle = now - start;
+		/* Drained: this DMA waits for its own latency. */
+		if (start + latency_ns < now) {
+			WRITE_ONCE(m->pace_next, now + max(busy_ns, latency_ns));
+			goto out;
+		}
 		start = now;
 	}
-	WRITE_ONCE(m->pace_next, max(start + busy_ns * d, now + latency_ns * d));
+	WRITE_ONCE(m->pace_next, start + busy_ns);
+out:
 	spin_unlock_irqrestore(&m->pace_lock, flags);
 	if (idle)
 		atomic64_add(idle, &m->cnt[VRNIC_MCNT_PACE_IDLE_NS]);

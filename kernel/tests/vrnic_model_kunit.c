@@ -691,6 +691,11 @@ static void vrnic_model_pace(struct kunit *test)
 	vrnic_model_pace_advance(m, 10, 0, 5000);		/* idle since 1220 */
 	KUNIT_EXPECT_EQ(test, m->pace_next, 5000 + 2 * 10);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_PACE_IDLE_NS]), 5000 - 1220);
+	/* Idle for less than the latency: still pipelined, no latency. */
+	vrnic_model_pace_advance(m, 10, 100, 5100);
+	KUNIT_EXPECT_EQ(test, m->pace_next, 5100 + 2 * 10);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_PACE_IDLE_NS]),
+			5000 - 1220 + 5100 - 5020);
 
 	/* A real DMA at the largest dilation: 4 KiB read, 1779 ns modeled. */
 	KUNIT_ASSERT_EQ(test, knob(m, VRNIC_KNOB_CLOCK_MODE, "pace"), 0);

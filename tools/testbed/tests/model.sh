@@ -64,7 +64,7 @@ defaults() {
 		[ "$(cat "$m/dma.read_latency_ns")" = 550 ] &&
 		[ "$(cat "$m/dma.read_ps_per_byte")" = 300 ] &&
 		[ "$(cat "$m/mrc.entries")" = 1024 ] &&
-		[ "$(cat "$m/clock.mode")" = "[off] account" ]
+		[ "$(cat "$m/clock.mode")" = "[off] account pace" ]
 }
 tb_check model/knobs-defaults defaults
 
