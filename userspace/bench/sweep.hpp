@@ -87,7 +87,7 @@ const Sweep *find_sweep(const std::string &name);
 nlohmann::json results_json(const Sweep &s, const std::vector<Measured> &points,
 			    const nlohmann::json &context);
 
-/* The gnuplot script that draws @results into an SVG at @svg. */
+/* The gnuplot script that draws @results into @svg: SVG, or PNG if it ends in .png. */
 std::string gnuplot_script(const nlohmann::json &results, const std::string &svg);
 
 } // namespace vrnic::bench
