@@ -284,10 +284,15 @@ nlohmann::json run_sweep(const Sweep &s, const Topology &topo,
 			  "are this host's, paced to the model only in clock.mode pace"},
 	};
 	auto r = results_json(s, points, ctx);
-	/* Pace mode shows the model only if the host keeps up with it. */
+	/*
+	 * Pace mode shows the model only if the host keeps up with it.  A
+	 * host that does still moves ~80% of the paced rate (each burst's
+	 * first read latency, perftest's own gaps); well below that, the host
+	 * is the bottleneck.
+	 */
 	for (auto &p : r["points"]) {
 		auto w = p["metrics"].value("wall_over_paced", nlohmann::json());
-		if (w.is_number() && w.get<double>() < 0.8) {
+		if (w.is_number() && w.get<double>() < 0.6) {
 			p["host_too_slow"] = true;
 			progress(fmt::format("{} x={}: the host moved {:.0f}% of the paced model's "
 					     "rate: too slow for clock.dilation {}; raise it",
