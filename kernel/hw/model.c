@@ -1,20 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * vrnic hardware model: knobs, defaults, and the DMA accounting (see
- * model.h).
+ * vrnic hardware model: knobs, defaults, counters, and the DMA and
+ * doorbell accounting (see model.h).  The blocks' own logic is in pcie.c,
+ * dma.c, cam.c (the caches' store), mrc.c, qpc.c, doorbell.c and clock.c.
  *
  * Copyright (c) 2026 The vrnic authors
  */
 
 #include <linux/device.h>
-#include <linux/ktime.h>
-#include <linux/timekeeping.h>
 #include <linux/kernel.h>
+#include <linux/ktime.h>
 #include <linux/log2.h>
 #include <linux/math64.h>
 #include <linux/moduleparam.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
+#include <linux/timekeeping.h>
 
 #include "model.h"
 
@@ -347,66 +348,6 @@ out:
 }
 
 /**
- * vrnic_model_mr_access - an access through an MR key: look the
- *	translation up in the MR cache
- * @m:		the model
- * @key:	the lkey or rkey
- * @pages:	MTT entries the access needs
- * @res:	hit, miss or eviction
- * @miss:	on a miss, the cost of fetching the MPT and MTT entries
- *
- * Context: any.  Return: true when the clock accounts (@res is valid).
- */
-bool vrnic_model_mr_access(struct vrnic_model *m, u32 key, u32 pages,
-			   enum vrnic_cam_result *res,
-			   struct vrnic_dma_cost *miss)
-{
-	if (likely(READ_ONCE(m->knob[VRNIC_KNOB_CLOCK_MODE]) == VRNIC_CLOCK_OFF))
-		return false;
-	*res = vrnic_cam_lookup(&m->mrc, key >> 8);
-	if (*res == VRNIC_CAM_HIT) {
-		atomic64_inc(&m->cnt[VRNIC_MCNT_MRC_HITS]);
-		return true;
-	}
-	atomic64_inc(&m->cnt[VRNIC_MCNT_MRC_MISSES]);
-	if (*res == VRNIC_CAM_EVICT)
-		atomic64_inc(&m->cnt[VRNIC_MCNT_MRC_EVICTIONS]);
-	vrnic_model_dma(m, VRNIC_DMA_TO_DEVICE,
-			VRNIC_MPT_ENTRY_BYTES + pages * VRNIC_MTT_ENTRY_BYTES,
-			VRNIC_DMA_MPT, miss);
-	return true;
-}
-
-/**
- * vrnic_model_mr_invalidate - the MR behind @key changed or went away
- * @m:		the model
- * @key:	its lkey or rkey
- *
- * Whatever the clock: a stale translation must not hit later.
- */
-void vrnic_model_mr_invalidate(struct vrnic_model *m, u32 key)
-{
-	vrnic_cam_invalidate(&m->mrc, key >> 8);
-}
-
-/**
- * vrnic_model_mr_resident - is @key's translation in the MR cache?
- * @m:		the model
- * @key:	the lkey or rkey
- * @resident:	the answer
- *
- * Context: any.  Return: true when the clock accounts (the cache is only
- * used then, and @resident is valid).
- */
-bool vrnic_model_mr_resident(struct vrnic_model *m, u32 key, bool *resident)
-{
-	if (READ_ONCE(m->knob[VRNIC_KNOB_CLOCK_MODE]) == VRNIC_CLOCK_OFF)
-		return false;
-	*resident = vrnic_cam_resident(&m->mrc, key >> 8);
-	return true;
-}
-
-/**
  * vrnic_model_doorbell_account - count and cost what a doorbell did
  * @m:		the model
  * @ev:		the doorbell's outcome (vrnic_doorbell_ring(), or its timer)
@@ -526,79 +467,6 @@ bool vrnic_model_dma(struct vrnic_model *m, enum vrnic_dma_dir dir, u32 len,
 		vrnic_model_pace_advance(m, max(up_ns, down_ns), cost->ns,
 					 ktime_get_ns());
 	return true;
-}
-
-/**
- * vrnic_model_pace_advance - a DMA on the paced timeline
- * @m:		the model
- * @busy_ns:	modeled time it occupies the link (its busier direction)
- * @latency_ns:	modeled time until it is done (a read's latency)
- * @now:	ktime_get_ns()
- *
- * Both times are stretched by clock.dilation.  The link is a pipeline: a
- * DMA starts when the link is free (or now, if it has been idle: the link
- * waited for the host, counted in model_pace_idle_ns) and occupies it for
- * @busy_ns.  Its latency overlaps the DMAs before it, as a NIC's
- * outstanding read requests do, so only a DMA that finds the pipeline
- * drained (the link idle for longer than the latency) waits for it: the
- * first of a burst, a lone ping-pong message.  Context: any.
- */
-void vrnic_model_pace_advance(struct vrnic_model *m, u64 busy_ns, u64 latency_ns,
-			      u64 now)
-{
-	u64 d = READ_ONCE(m->knob[VRNIC_KNOB_CLOCK_DILATION]);
-	unsigned long flags;
-	u64 start, idle = 0;
-
-	busy_ns *= d;
-	latency_ns *= d;
-	spin_lock_irqsave(&m->pace_lock, flags);
-	start = m->pace_next;
-	if (start < now) {
-		if (start)
-			idle = now - start;
-		/* Drained: this DMA waits for its own latency. */
-		if (start + latency_ns < now) {
-			WRITE_ONCE(m->pace_next, now + max(busy_ns, latency_ns));
-			goto out;
-		}
-		start = now;
-	}
-	WRITE_ONCE(m->pace_next, start + busy_ns);
-out:
-	spin_unlock_irqrestore(&m->pace_lock, flags);
-	if (idle)
-		atomic64_add(idle, &m->cnt[VRNIC_MCNT_PACE_IDLE_NS]);
-}
-
-/**
- * vrnic_model_pace_wait - how long the requester must wait before it
- *	sends more, in clock.mode pace
- * @m:		the model
- *
- * The modeled link may run VRNIC_PACE_SLACK_NS ahead of the wall clock;
- * beyond that, the requester waits until it is back within (and counts
- * the wait with vrnic_model_pace_count()).  Context: any.
- * Return: ns to wait, 0 to go on.
- */
-u64 vrnic_model_pace_wait(struct vrnic_model *m)
-{
-	u64 now, next;
-
-	if (likely(READ_ONCE(m->knob[VRNIC_KNOB_CLOCK_MODE]) != VRNIC_CLOCK_PACE))
-		return 0;
-	now = ktime_get_ns();
-	next = READ_ONCE(m->pace_next);
-	if (next <= now + VRNIC_PACE_SLACK_NS)
-		return 0;
-	return next - now - VRNIC_PACE_SLACK_NS;
-}
-
-/* A requester stopped for @wait_ns of the paced link.  Context: any. */
-void vrnic_model_pace_count(struct vrnic_model *m, u64 wait_ns)
-{
-	atomic64_inc(&m->cnt[VRNIC_MCNT_PACE_WAITS]);
-	atomic64_add(wait_ns, &m->cnt[VRNIC_MCNT_PACE_WAIT_NS]);
 }
 
 /*
