@@ -10,18 +10,13 @@ cd "$(dirname "$0")/.."
 . tools/testbed/lib.sh
 
 abi=$(stock_abi)
-kdir=/usr/src/linux-headers-$abi-amd64
-mod=$REPO_DIR/build/kmod/demo
-rm -rf "$mod" && mkdir -p "$mod"
-cp -r kernel "$mod/vrnic"
-echo "== building rdma_vrnic.ko against linux-headers-$abi-amd64"
-make -s -C "$kdir" M="$mod/vrnic" CONFIG_RDMA_VRNIC=m modules >/dev/null
+kmod=$(build_stock_module demo)
 echo "== building the userspace"
 make -s userspace >/dev/null
 echo "== booting two guests (Debian's $abi-amd64 kernel under QEMU/TCG)"
 rc=0
 line=$(tools/testbed/run.sh --topo two --timeout 600 --name demo \
-	--env "VRNIC_KMOD=$mod/vrnic" tools/testbed/tests/demo.sh | tail -n1) || rc=$?
+	--env "VRNIC_KMOD=$kmod" tools/testbed/tests/demo.sh | tail -n1) || rc=$?
 run=${line##*: }
 for h in 0 1; do
 	echo

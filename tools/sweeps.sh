@@ -9,17 +9,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . tools/testbed/lib.sh
 
-abi=$(stock_abi)
-kdir=/usr/src/linux-headers-$abi-amd64
-mod=$REPO_DIR/build/kmod/sweeps
-rm -rf "$mod" && mkdir -p "$mod"
-cp -r kernel "$mod/vrnic"
-echo "== building rdma_vrnic.ko against linux-headers-$abi-amd64"
-make -s -C "$kdir" M="$mod/vrnic" CONFIG_RDMA_VRNIC=m modules >/dev/null
+kmod=$(build_stock_module sweeps)
 echo "== sweeps in a stock guest (this takes minutes)"
 rc=0
 line=$(tools/testbed/run.sh --topo one --timeout 3000 --name sweeps \
-	--env "VRNIC_KMOD=$mod/vrnic" --env "SWEEPS=${SWEEPS:-}" \
+	--env "VRNIC_KMOD=$kmod" --env "SWEEPS=${SWEEPS:-}" \
 	tools/testbed/tests/sweeps.sh | tail -n1) || rc=$?
 run=${line##*: }
 grep -v '^== RUN\|^$' "$run/host0/output.log" || true

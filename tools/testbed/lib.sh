@@ -19,6 +19,19 @@ stock_abi() {
 		sed -n 's/.*Depends: linux-image-\(.*\)-amd64$/\1/p' | head -n1
 }
 
+# build_stock_module NAME: kernel/ built against the stock guest kernel's
+# headers in its own copy under build/kmod/NAME; prints that module's dir.
+build_stock_module() {
+	local abi mod=$REPO_DIR/build/kmod/$1
+	abi=$(stock_abi)
+	rm -rf "$mod" && mkdir -p "$mod"
+	cp -r "$REPO_DIR/kernel" "$mod/vrnic"
+	echo "== building rdma_vrnic.ko against linux-headers-$abi-amd64" >&2
+	make -s -C "/usr/src/linux-headers-$abi-amd64" M="$mod/vrnic" \
+		CONFIG_RDMA_VRNIC=m modules >/dev/null
+	echo "$mod/vrnic"
+}
+
 log() { printf '[testbed] %s\n' "$*" >&2; }
 die() { printf '[testbed] error: %s\n' "$*" >&2; exit 1; }
 
