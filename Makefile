@@ -7,7 +7,7 @@
 #                 guests); ends with "N passed, N failed"
 #   make demo     the driver demo between two guests (arrives with the driver)
 #   make sweeps   the hardware model's sweeps, plots in Documentation/sweeps/
-#   make install  install what make built (module, vrnicctl, bpftrace scripts,
+#   make install  install what make built (module, vrnicctl, vrnic-bench, bpftrace scripts,
 #                 docs); PREFIX=/usr/local, DESTDIR= stages; make uninstall
 #   make dkms-source  stage the module source for DKMS in /usr/src/vrnic-VERSION
 #
@@ -102,7 +102,7 @@ uninstall:
 	@test -n "$(krelease)" || { echo "no kernel release in KDIR=$(KDIR)"; exit 1; }
 	rm -f $(destdir)/lib/modules/$(krelease)/$(INSTALL_MOD_DIR)/rdma_vrnic.ko*
 	$(if $(destdir),,depmod -a $(krelease))
-	rm -f $(destdir)$(PREFIX)/bin/vrnicctl
+	rm -f $(destdir)$(PREFIX)/bin/vrnicctl $(destdir)$(PREFIX)/bin/vrnic-bench
 	rm -rf $(destdir)$(datadir) $(destdir)$(docdir)
 
 # DKMS wants the source in /usr/src/<name>-<version>: dkms.conf, VERSION and

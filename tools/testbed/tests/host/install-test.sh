@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Host test of vrnic's install paths, none of which touches the host system:
-#   install  make install DESTDIR=<tmp> (module, vrnicctl, bpftrace scripts,
+#   install  make install DESTDIR=<tmp> (module, vrnicctl, vrnic-bench, bpftrace scripts,
 #            docs), PREFIX honoured, make uninstall removes it all
 #   dkms     make dkms-source, then dkms add/build/install/remove with
 #            --dkmstree/--sourcetree/--installtree in <tmp> against Debian's
@@ -87,6 +87,9 @@ if want install; then
 	check "install/vrnicctl executable" test -x "$bin"
 	check "install/vrnicctl -V" bash -c "'$bin' -V | grep -q '^vrnicctl '"
 	check "install/vrnicctl --help" bash -c "'$bin' --help | grep -q '^Usage: vrnicctl'"
+	bench=$stage/usr/local/bin/vrnic-bench
+	check "install/vrnic-bench executable" test -x "$bench"
+	check "install/vrnic-bench list" bash -c "'$bench' list | grep -q '^mps'"
 	v=$("$bin" -V 2>/dev/null | awk '{print $2}')
 	[ "$v" = "$ver" ] || echo "  note: vrnicctl -V says '$v', VERSION says '$ver'"
 	for f in tools/bpftrace/*.bt; do
