@@ -22,6 +22,7 @@
  * @m:		the model
  * @busy_ns:	modeled time it occupies the link (its busier direction)
  * @latency_ns:	modeled time until it is done (a read's latency)
+ * @dependent:	the engine needs its data before it can go on
  * @now:	ktime_get_ns()
  *
  * Both times are stretched by clock.dilation.  The link is a pipeline: a
@@ -30,10 +31,16 @@
  * @busy_ns.  Its latency overlaps the DMAs before it, as a NIC's
  * outstanding read requests do, so only a DMA that finds the pipeline
  * drained (the link idle for longer than the latency) waits for it: the
- * first of a burst, a lone ping-pong message.  Context: any.
+ * first of a burst, a lone ping-pong message.
+ *
+ * A @dependent read (an MPT/MTT fetch on an MR cache miss, a QP context
+ * fetch on a QPC miss) is different: the DMAs that follow need what it
+ * returns (the translation of their addresses, the QP's state), so
+ * nothing after it starts until its latency has passed.  That stall is
+ * what makes a thrashing cache expensive on a real NIC.  Context: any.
  */
 void vrnic_model_pace_advance(struct vrnic_model *m, u64 busy_ns, u64 latency_ns,
-			      u64 now)
+			      bool dependent, u64 now)
 {
 	u64 d = READ_ONCE(m->knob[VRNIC_KNOB_CLOCK_DILATION]);
 	unsigned long flags;
@@ -43,6 +50,15 @@ void vrnic_model_pace_advance(struct vrnic_model *m, u64 busy_ns, u64 latency_ns
 	latency_ns *= d;
 	spin_lock_irqsave(&m->pace_lock, flags);
 	start = m->pace_next;
+	if (dependent) {
+		if (start < now) {
+			if (start)
+				idle = now - start;
+			start = now;
+		}
+		WRITE_ONCE(m->pace_next, start + max(busy_ns, latency_ns));
+		goto out;
+	}
 	if (start < now) {
 		if (start)
 			idle = now - start;

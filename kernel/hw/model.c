@@ -463,8 +463,11 @@ bool vrnic_model_dma(struct vrnic_model *m, enum vrnic_dma_dir dir, u32 len,
 		/* A posted write is done once it is on the link. */
 		cost->ns = up_ns;
 	}
+	/* Translations and contexts are needed before anything goes on. */
 	if (READ_ONCE(m->knob[VRNIC_KNOB_CLOCK_MODE]) == VRNIC_CLOCK_PACE)
 		vrnic_model_pace_advance(m, max(up_ns, down_ns), cost->ns,
+					 dir == VRNIC_DMA_TO_DEVICE &&
+					 (kind == VRNIC_DMA_MPT || kind == VRNIC_DMA_QPC),
 					 ktime_get_ns());
 	return true;
 }

@@ -185,7 +185,7 @@ void vrnic_model_pcie(struct vrnic_model *m, struct vrnic_pcie *p);
 u64 vrnic_model_pace_wait(struct vrnic_model *m);
 void vrnic_model_pace_count(struct vrnic_model *m, u64 wait_ns);
 void vrnic_model_pace_advance(struct vrnic_model *m, u64 busy_ns, u64 latency_ns,
-			      u64 now);
+			      bool dependent, u64 now);
 
 /* Helpers for the KUnit suite. */
 u64 vrnic_dma_read_ns(u32 latency_ns, u32 ps_per_byte, u32 len);

@@ -684,18 +684,32 @@ static void vrnic_model_pace(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, knob(m, VRNIC_KNOB_CLOCK_MODE, "pace"), 0);
 	KUNIT_ASSERT_EQ(test, knob(m, VRNIC_KNOB_CLOCK_DILATION, "2"), 0);
-	vrnic_model_pace_advance(m, 10, 100, 1000);
+	vrnic_model_pace_advance(m, 10, 100, false, 1000);
 	KUNIT_EXPECT_EQ(test, m->pace_next, 1000 + 2 * 100);	/* the latency */
-	vrnic_model_pace_advance(m, 10, 100, 1000);
+	vrnic_model_pace_advance(m, 10, 100, false, 1000);
 	KUNIT_EXPECT_EQ(test, m->pace_next, 1200 + 2 * 10);	/* pipelined */
-	vrnic_model_pace_advance(m, 10, 0, 5000);		/* idle since 1220 */
+	vrnic_model_pace_advance(m, 10, 0, false, 5000);		/* idle since 1220 */
 	KUNIT_EXPECT_EQ(test, m->pace_next, 5000 + 2 * 10);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_PACE_IDLE_NS]), 5000 - 1220);
 	/* Idle for less than the latency: still pipelined, no latency. */
-	vrnic_model_pace_advance(m, 10, 100, 5100);
+	vrnic_model_pace_advance(m, 10, 100, false, 5100);
 	KUNIT_EXPECT_EQ(test, m->pace_next, 5100 + 2 * 10);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_PACE_IDLE_NS]),
 			5000 - 1220 + 5100 - 5020);
+	/*
+	 * A dependent read (a cache miss's fetch) holds the pipeline for its
+	 * latency even when the link is busy, and what follows queues
+	 * behind it.
+	 */
+	vrnic_model_pace_advance(m, 10, 100, true, 5110);
+	KUNIT_EXPECT_EQ(test, m->pace_next, 5120 + 2 * 100);
+	vrnic_model_pace_advance(m, 10, 100, false, 5110);
+	KUNIT_EXPECT_EQ(test, m->pace_next, 5320 + 2 * 10);
+	/* ... and after an idle link it starts now. */
+	vrnic_model_pace_advance(m, 10, 100, true, 9000);
+	KUNIT_EXPECT_EQ(test, m->pace_next, 9000 + 2 * 100);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_PACE_IDLE_NS]),
+			5000 - 1220 + 5100 - 5020 + 9000 - 5340);
 
 	/* A real DMA at the largest dilation: 4 KiB read, 1779 ns modeled. */
 	KUNIT_ASSERT_EQ(test, knob(m, VRNIC_KNOB_CLOCK_MODE, "pace"), 0);

@@ -9,7 +9,7 @@
  */
 #include "runner.hpp"
 
-#include "mrreg.hpp"
+#include "workloads.hpp"
 #include "perftest.hpp"
 #include "vrnic/counters.hpp"
 #include "vrnic/error.hpp"
@@ -184,6 +184,24 @@ public:
 			res.client = minus(counters(fs_, t_.client_dev), c0);
 			return res;
 		}
+		if (r.tool == kWorkingSetTool) {
+			/* In this process: args SIZE, QPS, MRS, MSGS. */
+			WorkingSetRun w{t_.client_dev, t_.server_dev, std::stoi(cgid_),
+					std::stoi(sgid_),
+					static_cast<uint32_t>(std::stoul(r.args.at(0))),
+					static_cast<uint32_t>(std::stoul(r.args.at(1))),
+					static_cast<uint32_t>(std::stoul(r.args.at(2))),
+					static_cast<uint32_t>(std::stoul(r.args.at(3)))};
+			auto got = run_working_set(w);
+			res.perf = {{"#bytes", w.size}, {"#iterations", w.msgs},
+				    {"qps", w.qps}, {"mrs", w.mrs},
+				    {"qps_created", got.qps_created},
+				    {"msgs_per_s", got.msgs_per_s}};
+			res.refused = got.refused;
+			res.server = minus(counters(fs_, t_.server_dev), s0);
+			res.client = minus(counters(fs_, t_.client_dev), c0);
+			return res;
+		}
 		auto port = std::to_string(t_.port);
 		auto tmo = std::to_string(t_.timeout_s);
 		std::vector<std::string> srv = {"ip", "netns", "exec", t_.server_ns, "timeout",
@@ -261,9 +279,12 @@ nlohmann::json run_sweep(const Sweep &s, const Topology &topo,
 		b.set(p.knobs);
 		m.knobs = b.client_knobs();
 		for (size_t r = 0; r < p.runs.size(); r++) {
+			b.set(p.runs[r].knobs);
 			auto tag = fmt::format("{}-{}-{}", s.name, p.x, p.runs[r].tool);
 			m.runs.push_back(b.run(p.runs[r], tag));
-			progress(fmt::format("{} x={} {}: done", s.name, p.x, p.runs[r].tool));
+			const auto &refused = m.runs.back().refused;
+			progress(fmt::format("{} x={} {}: {}", s.name, p.x, p.runs[r].tool,
+					     refused.empty() ? "done" : "refused, " + refused));
 		}
 		points.push_back(std::move(m));
 	}

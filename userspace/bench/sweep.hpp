@@ -30,15 +30,21 @@ using Knobs = std::vector<std::pair<std::string, std::string>>;
 using Deltas = std::map<std::string, std::uint64_t>;
 
 /*
- * The built-in workload of mrreg.hpp instead of a perftest tool: args
- * SIZE, "reuse" or "per-io", IOS.
+ * The built-in workloads of workloads.hpp instead of a perftest tool.
+ * mr-reg args: SIZE, "reuse" or "per-io", IOS.  working-set args: SIZE,
+ * QPS, MRS, MSGS.
  */
 inline constexpr const char *kMrRegTool = "mr-reg";
+inline constexpr const char *kWorkingSetTool = "working-set";
 
-/* One perftest run: the tool and its arguments (no -d, -x, -p, server). */
+/*
+ * One run: the tool and its arguments (for perftest, no -d, -x, -p,
+ * server), and knobs set on both devices before it (after the point's).
+ */
 struct Run {
 	std::string tool;
 	std::vector<std::string> args;
+	Knobs knobs = {};
 };
 
 struct Point {
@@ -51,6 +57,7 @@ struct Point {
 struct RunResult {
 	std::map<std::string, double> perf;	/* the client's result table */
 	Deltas server, client;			/* counter growth per device */
+	std::string refused;			/* a device refused the workload's QPs */
 };
 
 /* What a metric sees: the point's runs, and the client's knobs there. */

@@ -3,8 +3,8 @@
 # perftest between vrnic0 (ns0) and vrnic1 (ns1) while it changes the
 # knobs, and writes $VRNIC_OUT/sweeps/<sweep>.json and .svg.  `make sweeps`
 # runs this in a stock guest and copies the results to
-# Documentation/sweeps/; make check runs two short ones (the tool end to
-# end, not a timing).  SWEEPS: which (default all; see vrnic-bench list).
+# Documentation/sweeps/; make check runs three short ones (the tool end to
+# end, and the modeled caches' hits and misses; not a timing).  SWEEPS: which (default all; see vrnic-bench list).
 . tools/testbed/guest-lib.sh
 bin=${VRNIC_BUILD:-build}/userspace/bench/vrnic-bench
 [ -x "$bin" ] || { echo "$bin is not built (make userspace)"; exit 1; }
@@ -19,9 +19,37 @@ complete() {
 			       (.metrics[$r.y2] | type) == "number")' "$out/$1.json" >/dev/null &&
 		grep -q '<svg' "$out/$1.svg"
 }
+# metric SWEEP X NAME: the metric's value at point X.
+metric() {
+	jq -r --argjson x "$2" --arg m "$3" '.points[] | select(.x == $x) | .metrics[$m]' \
+		"$out/$1.json"
+}
+# The modeled caches, which do not depend on this host's speed: round robin
+# over a working set that fits an LRU cache misses only on first use; one
+# entry larger than the cache misses every time.  onchip mode takes as many
+# QPs as it has contexts, less the GSI QP's.
+mrc_knee() {
+	awk -v a="$(metric mrc 16 requester_miss_pct)" -v b="$(metric mrc 32 requester_miss_pct)" \
+		'BEGIN { exit !(a < 1 && b == 100) }'
+}
+qpc_onchip() {
+	[ "$(metric qpc 4 onchip_qps)" = 4 ] && [ "$(metric qpc 64 onchip_qps)" = 7 ] &&
+		[ "$(metric qpc 64 onchip_rate_kps)" = 0 ]
+}
+qpc_knee() {
+	awk -v a="$(metric qpc 8 qpc_miss_pct)" -v b="$(metric qpc 64 qpc_miss_pct)" \
+		'BEGIN { exit !(a < 1 && b > 25) }'
+}
 for s in $sweeps; do
 	tb_check "sweeps/$s" "$bin" run "$s" -o "$out" \
 		--note "TCG guest, 2 vCPUs, $VRNIC_KERNEL kernel, veth between namespaces"
 	tb_check "sweeps/$s-complete" complete "$s"
+	case $s in
+	mrc) tb_check sweeps/mrc-misses-past-the-cache mrc_knee ;;
+	qpc)
+		tb_check sweeps/qpc-misses-past-the-cache qpc_knee
+		tb_check sweeps/qpc-onchip-refuses-past-its-contexts qpc_onchip
+		;;
+	esac
 done
 tb_netns_pair_del

@@ -96,25 +96,59 @@ TEST(Sweeps, MetricsFromCounters)
 	const Sweep *s = find_sweep("mrc");
 	ASSERT_NE(s, nullptr);
 	Measured m;
-	m.knobs = {{"dma.read_latency_ns", "550"}, {"dma.read_ps_per_byte", "300"}};
 	RunResult r;
-	r.perf = {{"MsgRate[Mpps]", 0.01}};
-	r.client = {{"model_mrc_misses", 6}, {"model_mrc_hits", 40}, {"model_db_wqes", 100}};
-	r.server = {{"model_mrc_misses", 4}, {"model_mrc_hits", 50}};
+	r.perf = {{"msgs_per_s", 2500}, {"#iterations", 100}};
+	r.client = {{"model_mrc_misses", 6}, {"model_mrc_hits", 14},
+		    {"model_pace_wait_ns", 300000}};
+	r.server = {{"model_mrc_misses", 4}, {"model_mrc_hits", 76}};
 	m.runs.push_back(r);
 	Measured empty;	/* a point whose counters did not move */
 	empty.runs.push_back({});
 	auto j = results_json(*s, {m, empty}, {{"kernel", "test"}});
 	ASSERT_EQ(j["points"].size(), 2u);
 	auto &p = j["points"][0]["metrics"];
+	/* 10 misses in 100 lookups over both devices; 6 in 20 at the requester. */
 	EXPECT_DOUBLE_EQ(p["mrc_miss_pct"].get<double>(), 10.0);
-	/* 10 misses x (550 + 72 x 0.3) ns over 100 messages. */
-	EXPECT_NEAR(p["mrc_stall_ns_per_msg"].get<double>(), 10 * 571.6 / 100, 1e-9);
-	EXPECT_DOUBLE_EQ(p["msg_rate_mpps"].get<double>(), 0.01);
+	EXPECT_DOUBLE_EQ(p["requester_miss_pct"].get<double>(), 30.0);
+	EXPECT_DOUBLE_EQ(p["msg_rate_kps"].get<double>(), 2.5);
+	/* 300 us held over 100 messages. */
+	EXPECT_DOUBLE_EQ(p["pace_wait_us_per_msg"].get<double>(), 3.0);
 	EXPECT_TRUE(j["points"][1]["metrics"]["mrc_miss_pct"].is_null());
-	EXPECT_EQ(j["points"][0]["runs"][0]["tool"], "ib_write_bw");
+	EXPECT_EQ(j["points"][0]["runs"][0]["tool"], "working-set");
 	EXPECT_EQ(j["points"][0]["x"].get<double>(), 1);
 	EXPECT_EQ(j["context"]["kernel"], "test");
+}
+
+/* The QPC sweep: host mode's run, then onchip mode's, each with its knob. */
+TEST(Sweeps, QpcHostAndOnchip)
+{
+	const Sweep *s = find_sweep("qpc");
+	ASSERT_NE(s, nullptr);
+	ASSERT_FALSE(s->points.empty());
+	const auto &runs = s->points.back().runs;
+	ASSERT_EQ(runs.size(), 2u);
+	EXPECT_EQ(runs[0].knobs, (Knobs{{"qpc.mode", "host"}}));
+	EXPECT_EQ(runs[1].knobs, (Knobs{{"qpc.mode", "onchip"}}));
+
+	Measured m;
+	m.knobs = {{"qpc.ctx_bytes", "256"}};
+	RunResult host, onchip;
+	host.perf = {{"msgs_per_s", 4000}, {"#iterations", 1000}};
+	host.client = {{"model_qpc_misses", 900}, {"model_qpc_evictions", 890},
+		       {"model_qpc_hits", 100}};
+	onchip.perf = {{"msgs_per_s", 0}, {"qps_created", 7}};
+	onchip.refused = "vrnic1: ibv_create_qp (QP 8 of 64): Cannot allocate memory";
+	m.runs = {host, onchip};
+	auto j = results_json(*s, {m}, {});
+	auto &p = j["points"][0]["metrics"];
+	EXPECT_DOUBLE_EQ(p["host_rate_kps"].get<double>(), 4.0);
+	EXPECT_DOUBLE_EQ(p["qpc_miss_pct"].get<double>(), 90.0);
+	/* (900 fetched + 890 written back) x 256 bytes over 1000 messages. */
+	EXPECT_DOUBLE_EQ(p["qpc_bytes_per_msg"].get<double>(), 1790 * 256 / 1000.0);
+	EXPECT_DOUBLE_EQ(p["onchip_rate_kps"].get<double>(), 0.0);
+	EXPECT_DOUBLE_EQ(p["onchip_qps"].get<double>(), 7.0);
+	EXPECT_EQ(j["points"][0]["runs"][1]["refused"], onchip.refused);
+	EXPECT_EQ(j["points"][0]["runs"][1]["knobs"][0][1], "onchip");
 }
 
 TEST(Sweeps, GnuplotScript)
