@@ -249,6 +249,32 @@ void vrnic_qp_complete(struct vrnic_qp *qp, struct vrnic_cq *cq,
 }
 
 /*
+ * clock.mode pace: the responder answers a READ or an atomic (its reads
+ * of host memory go on the device's modeled link) only once the link has
+ * caught up, as the requester sends; the pace timer runs the engines
+ * again.  Everything behind it in the receive queue waits with it: a
+ * QP's packets are taken in order.
+ */
+static bool vrnic_qp_resp_paced(struct vrnic_qp *qp)
+{
+	u64 wait = vrnic_model_pace_wait(&to_vdev(qp->ibqp.device)->model);
+	unsigned long flags;
+	struct sk_buff *skb;
+	bool hold;
+
+	if (likely(!wait))
+		return false;
+	spin_lock_irqsave(&qp->rx.lock, flags);
+	skb = skb_peek(&qp->rx);
+	hold = skb && (vrnic_pkt(skb)->flags &
+		       (VRNIC_OPF_READ | VRNIC_OPF_ATOMIC));
+	spin_unlock_irqrestore(&qp->rx.lock, flags);
+	if (hold)
+		vrnic_qp_pace(qp, wait);
+	return hold;
+}
+
+/*
  * The QP's engines: completer and responder for queued packets, then the
  * requester, for at most @rounds rounds.  @defer_ack leaves a coalesced
  * ACK to the work (the receive softirq's lone packets: the work, woken
@@ -273,6 +299,8 @@ static bool vrnic_qp_engines(struct vrnic_qp *qp, unsigned int rounds,
 			break;
 		}
 		for (n = 0; n < VRNIC_WORK_PKTS; n++) {
+			if (vrnic_qp_resp_paced(qp))
+				break;
 			skb = skb_dequeue(&qp->rx);
 			if (!skb)
 				break;

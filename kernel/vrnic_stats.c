@@ -73,6 +73,6 @@ int vrnic_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 		stats->value[i] = atomic64_read(&vdev->cnt[i]);
 	for (i = 0; i < VRNIC_MCNT_COUNT; i++)
 		stats->value[VRNIC_CNT_COUNT + i] =
-			atomic64_read(&vdev->model.cnt[i]);
+			vrnic_mcnt_read(&vdev->model, i);
 	return VRNIC_ALL_COUNTERS;
 }

@@ -36,6 +36,12 @@
 	{ 2, "rnr_nak" },			\
 	{ 3, "lost_response" }
 
+/* A cache lookup's result (MR and QP context caches): enum vrnic_cam_result. */
+#define VRNIC_TRACE_CAM_RESULTS			\
+	{ 0, "hit" },				\
+	{ 1, "miss" },				\
+	{ 2, "miss-evict" }
+
 /* What a DMA moves: enum vrnic_dma_kind. */
 #define VRNIC_TRACE_DMA_KINDS			\
 	{ 0, "payload" },			\
@@ -176,8 +182,7 @@ TRACE_EVENT(mr_cache,
 	),
 	TP_printk("%s key 0x%x %s (%u MTT entries)", __get_str(dev),
 		  __entry->key,
-		  __print_symbolic(__entry->result, { 0, "hit" }, { 1, "miss" },
-				   { 2, "miss-evict" }),
+		  __print_symbolic(__entry->result, VRNIC_TRACE_CAM_RESULTS),
 		  __entry->pages)
 );
 
@@ -196,8 +201,7 @@ TRACE_EVENT(qpc_cache,
 		__entry->result = result;
 	),
 	TP_printk("%s qpn %u %s", __get_str(dev), __entry->qpn,
-		  __print_symbolic(__entry->result, { 0, "hit" }, { 1, "miss" },
-				   { 2, "miss-evict" }))
+		  __print_symbolic(__entry->result, VRNIC_TRACE_CAM_RESULTS))
 );
 
 /*

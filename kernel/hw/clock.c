@@ -73,16 +73,16 @@ void vrnic_model_pace_advance(struct vrnic_model *m, u64 busy_ns, u64 latency_ns
 out:
 	spin_unlock_irqrestore(&m->pace_lock, flags);
 	if (idle)
-		atomic64_add(idle, &m->cnt[VRNIC_MCNT_PACE_IDLE_NS]);
+		vrnic_mcnt_add(m, VRNIC_MCNT_PACE_IDLE_NS, idle);
 }
 
 /**
- * vrnic_model_pace_wait - how long the requester must wait before it
- *	sends more, in clock.mode pace
+ * vrnic_model_pace_wait - how long the requester (or the responder of a
+ *	READ or atomic) must wait before it goes on, in clock.mode pace
  * @m:		the model
  *
  * The modeled link may run VRNIC_PACE_SLACK_NS ahead of the wall clock;
- * beyond that, the requester waits until it is back within (and counts
+ * beyond that, the engine waits until it is back within (and counts
  * the wait with vrnic_model_pace_count()).  Context: any.
  * Return: ns to wait, 0 to go on.
  */
@@ -99,9 +99,12 @@ u64 vrnic_model_pace_wait(struct vrnic_model *m)
 	return next - now - VRNIC_PACE_SLACK_NS;
 }
 
-/* A requester stopped for @wait_ns of the paced link.  Context: any. */
+/*
+ * The requester, or the responder of a READ or atomic, stopped for
+ * @wait_ns of the paced link.  Context: any.
+ */
 void vrnic_model_pace_count(struct vrnic_model *m, u64 wait_ns)
 {
-	atomic64_inc(&m->cnt[VRNIC_MCNT_PACE_WAITS]);
-	atomic64_add(wait_ns, &m->cnt[VRNIC_MCNT_PACE_WAIT_NS]);
+	vrnic_mcnt_inc(m, VRNIC_MCNT_PACE_WAITS);
+	vrnic_mcnt_add(m, VRNIC_MCNT_PACE_WAIT_NS, wait_ns);
 }

@@ -215,23 +215,34 @@ void vrnic_model_pcie(struct vrnic_model *m, struct vrnic_pcie *p)
 int vrnic_model_init(struct vrnic_model *m)
 {
 	enum vrnic_knob_id id;
-	int i, err;
+	struct vrnic_pcie p;
+	int err;
 
 	mutex_init(&m->lock);
 	for (id = 0; id < VRNIC_KNOB_COUNT; id++)
 		m->knob[id] = vrnic_defaults[id];
-	for (i = 0; i < VRNIC_MCNT_COUNT; i++)
-		atomic64_set(&m->cnt[i], 0);
+	vrnic_model_pcie(m, &p);
+	m->kbps = vrnic_pcie_kbps(&p);
+	m->cnt = alloc_percpu(struct vrnic_model_counters);
+	if (!m->cnt)
+		return -ENOMEM;
 	m->qps = 0;
 	m->gsi_qps = 0;
 	spin_lock_init(&m->pace_lock);
 	m->pace_next = 0;
 	err = vrnic_cam_init(&m->mrc, m->knob[VRNIC_KNOB_MRC_ENTRIES]);
 	if (err)
-		return err;
+		goto err_cnt;
 	err = vrnic_cam_init(&m->qpc, m->knob[VRNIC_KNOB_QPC_ENTRIES]);
 	if (err)
-		vrnic_cam_fini(&m->mrc);
+		goto err_mrc;
+	return 0;
+
+err_mrc:
+	vrnic_cam_fini(&m->mrc);
+err_cnt:
+	free_percpu(m->cnt);
+	m->cnt = NULL;
 	return err;
 }
 
@@ -240,6 +251,25 @@ void vrnic_model_fini(struct vrnic_model *m)
 {
 	vrnic_cam_fini(&m->mrc);
 	vrnic_cam_fini(&m->qpc);
+	free_percpu(m->cnt);
+	m->cnt = NULL;
+}
+
+/**
+ * vrnic_mcnt_read - a model counter's value: the sum of the CPUs' copies
+ * @m:		the model
+ * @id:		the counter
+ *
+ * Context: any.
+ */
+u64 vrnic_mcnt_read(const struct vrnic_model *m, enum vrnic_model_counter id)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(per_cpu_ptr(m->cnt, cpu)->c[id]);
+	return sum;
 }
 
 /*
@@ -308,6 +338,7 @@ ssize_t vrnic_model_knob_show(struct vrnic_model *m, enum vrnic_knob_id id,
 int vrnic_model_knob_store(struct vrnic_model *m, enum vrnic_knob_id id,
 			   const char *buf, struct device *dev)
 {
+	struct vrnic_pcie p;
 	char accepts[96];
 	int err;
 	u32 v;
@@ -334,6 +365,8 @@ int vrnic_model_knob_store(struct vrnic_model *m, enum vrnic_knob_id id,
 		goto out;
 	/* Every value is valid alone: readers need no lock. */
 	WRITE_ONCE(m->knob[id], v);
+	vrnic_model_pcie(m, &p);
+	WRITE_ONCE(m->kbps, vrnic_pcie_kbps(&p));
 	if (id == VRNIC_KNOB_CLOCK_MODE) {
 		unsigned long flags;
 
@@ -368,30 +401,30 @@ void vrnic_model_doorbell_account(struct vrnic_model *m,
 	if (likely(READ_ONCE(m->knob[VRNIC_KNOB_CLOCK_MODE]) == VRNIC_CLOCK_OFF))
 		return;
 	if (ev->action != VRNIC_DB_TIMER) {
-		atomic64_inc(&m->cnt[VRNIC_MCNT_DB_RINGS]);
-		atomic64_add(ev->wqes, &m->cnt[VRNIC_MCNT_DB_WQES]);
+		vrnic_mcnt_inc(m, VRNIC_MCNT_DB_RINGS);
+		vrnic_mcnt_add(m, VRNIC_MCNT_DB_WQES, ev->wqes);
 	}
 	if (ev->released)
-		atomic64_inc(&m->cnt[VRNIC_MCNT_DB_RELEASES]);
+		vrnic_mcnt_inc(m, VRNIC_MCNT_DB_RELEASES);
 	if (ev->action == VRNIC_DB_TIMER)
-		atomic64_inc(&m->cnt[VRNIC_MCNT_DB_TIMER]);
+		vrnic_mcnt_inc(m, VRNIC_MCNT_DB_TIMER);
 	mmio = ev->action == VRNIC_DB_RING || ev->action == VRNIC_DB_FULL ||
 	       ev->action == VRNIC_DB_TIMER || ev->action == VRNIC_DB_WAKE;
 	if (mmio) {
 		vrnic_model_pcie(m, &p);
 		/* The same TLP as a device's posted write, going down. */
 		vrnic_pcie_write(&p, VRNIC_DBR_BYTES, &x);
-		atomic64_inc(&m->cnt[VRNIC_MCNT_DB_MMIO]);
-		atomic64_add(x.tlps_up, &m->cnt[VRNIC_MCNT_PCIE_TLPS_DOWN]);
-		atomic64_add(x.bytes_up, &m->cnt[VRNIC_MCNT_PCIE_BYTES_DOWN]);
+		vrnic_mcnt_inc(m, VRNIC_MCNT_DB_MMIO);
+		vrnic_mcnt_add(m, VRNIC_MCNT_PCIE_TLPS_DOWN, x.tlps_up);
+		vrnic_mcnt_add(m, VRNIC_MCNT_PCIE_BYTES_DOWN, x.bytes_up);
 		added += READ_ONCE(m->knob[VRNIC_KNOB_DOORBELL_MMIO_NS]);
 	}
 	if (ev->mode == VRNIC_DB_SHADOW)
 		added += vrnic_dma_read_ns(READ_ONCE(m->knob[VRNIC_KNOB_DMA_READ_LATENCY_NS]),
 					   READ_ONCE(m->knob[VRNIC_KNOB_DMA_READ_PS_PER_BYTE]),
 					   VRNIC_DBR_BYTES);
-	atomic64_add(ev->wait_ns, &m->cnt[VRNIC_MCNT_DB_WAIT_NS]);
-	atomic64_add(added, &m->cnt[VRNIC_MCNT_DB_ADDED_NS]);
+	vrnic_mcnt_add(m, VRNIC_MCNT_DB_WAIT_NS, ev->wait_ns);
+	vrnic_mcnt_add(m, VRNIC_MCNT_DB_ADDED_NS, added);
 }
 
 /**
@@ -426,30 +459,30 @@ bool vrnic_model_dma(struct vrnic_model *m, enum vrnic_dma_dir dir, u32 len,
 	    !len)
 		return false;
 	vrnic_model_pcie(m, &p);
-	kbps = vrnic_pcie_kbps(&p);
+	kbps = READ_ONCE(m->kbps);
 
 	if (dir == VRNIC_DMA_TO_DEVICE) {
 		vrnic_pcie_read(&p, len, &x);
-		atomic64_inc(&m->cnt[VRNIC_MCNT_DMA_READS]);
-		atomic64_add(len, &m->cnt[VRNIC_MCNT_DMA_READ_BYTES]);
+		vrnic_mcnt_inc(m, VRNIC_MCNT_DMA_READS);
+		vrnic_mcnt_add(m, VRNIC_MCNT_DMA_READ_BYTES, len);
 	} else {
 		vrnic_pcie_write(&p, len, &x);
-		atomic64_inc(&m->cnt[VRNIC_MCNT_DMA_WRITES]);
-		atomic64_add(len, &m->cnt[VRNIC_MCNT_DMA_WRITE_BYTES]);
+		vrnic_mcnt_inc(m, VRNIC_MCNT_DMA_WRITES);
+		vrnic_mcnt_add(m, VRNIC_MCNT_DMA_WRITE_BYTES, len);
 	}
 	if (kind == VRNIC_DMA_SQ_WQE || kind == VRNIC_DMA_RQ_WQE)
-		atomic64_inc(&m->cnt[VRNIC_MCNT_WQE_FETCHES]);
+		vrnic_mcnt_inc(m, VRNIC_MCNT_WQE_FETCHES);
 	else if (kind == VRNIC_DMA_CQE)
-		atomic64_inc(&m->cnt[VRNIC_MCNT_CQE_WRITES]);
+		vrnic_mcnt_inc(m, VRNIC_MCNT_CQE_WRITES);
 
 	up_ns = vrnic_pcie_kbps_ns(kbps, x.bytes_up);
 	down_ns = vrnic_pcie_kbps_ns(kbps, x.bytes_down);
-	atomic64_add(x.tlps_up, &m->cnt[VRNIC_MCNT_PCIE_TLPS_UP]);
-	atomic64_add(x.tlps_down, &m->cnt[VRNIC_MCNT_PCIE_TLPS_DOWN]);
-	atomic64_add(x.bytes_up, &m->cnt[VRNIC_MCNT_PCIE_BYTES_UP]);
-	atomic64_add(x.bytes_down, &m->cnt[VRNIC_MCNT_PCIE_BYTES_DOWN]);
-	atomic64_add(up_ns, &m->cnt[VRNIC_MCNT_PCIE_UP_NS]);
-	atomic64_add(down_ns, &m->cnt[VRNIC_MCNT_PCIE_DOWN_NS]);
+	vrnic_mcnt_add(m, VRNIC_MCNT_PCIE_TLPS_UP, x.tlps_up);
+	vrnic_mcnt_add(m, VRNIC_MCNT_PCIE_TLPS_DOWN, x.tlps_down);
+	vrnic_mcnt_add(m, VRNIC_MCNT_PCIE_BYTES_UP, x.bytes_up);
+	vrnic_mcnt_add(m, VRNIC_MCNT_PCIE_BYTES_DOWN, x.bytes_down);
+	vrnic_mcnt_add(m, VRNIC_MCNT_PCIE_UP_NS, up_ns);
+	vrnic_mcnt_add(m, VRNIC_MCNT_PCIE_DOWN_NS, down_ns);
 
 	cost->tlps = x.tlps_up + x.tlps_down;
 	cost->link_bytes = x.bytes_up + x.bytes_down;
@@ -458,7 +491,7 @@ bool vrnic_model_dma(struct vrnic_model *m, enum vrnic_dma_dir dir, u32 len,
 		cost->ns = vrnic_dma_read_ns(READ_ONCE(m->knob[VRNIC_KNOB_DMA_READ_LATENCY_NS]),
 					     READ_ONCE(m->knob[VRNIC_KNOB_DMA_READ_PS_PER_BYTE]),
 					     len);
-		atomic64_add(cost->ns, &m->cnt[VRNIC_MCNT_DMA_READ_NS]);
+		vrnic_mcnt_add(m, VRNIC_MCNT_DMA_READ_NS, cost->ns);
 	} else {
 		/* A posted write is done once it is on the link. */
 		cost->ns = up_ns;

@@ -18,6 +18,7 @@
 
 #include <linux/atomic.h>
 #include <linux/mutex.h>
+#include <linux/percpu.h>
 #include <linux/sysfs.h>
 #include <linux/types.h>
 
@@ -130,10 +131,14 @@ enum vrnic_knob_id {
  * @gsi_qps:		of which the GSI QP (under @lock)
  * @mrc:		the MR translation cache
  * @qpc:		the QP context cache (qpc.mode host)
+ * @kbps:		the PCIe link's data rate for the pcie.* knobs
+ *			(vrnic_pcie_kbps(), recomputed when a knob changes)
  * @pace_lock:		guards @pace_next
  * @pace_next:		clock.mode pace: ktime_get_ns() when the modeled
  *			link has moved everything accounted so far (dilated)
- * @cnt:		what the model counted
+ * @cnt:		what the model counted, per CPU: the data path adds to
+ *			the local CPU's copy, readers sum them
+ *			(vrnic_mcnt_read())
  */
 struct vrnic_model {
 	struct mutex		lock;	/* knob writes, @qps */
@@ -142,10 +147,34 @@ struct vrnic_model {
 	u32			gsi_qps;
 	struct vrnic_cam	mrc;
 	struct vrnic_cam	qpc;
+	u64			kbps;
 	spinlock_t		pace_lock;	/* guards @pace_next; irqs off */
 	u64			pace_next;
-	atomic64_t		cnt[VRNIC_MCNT_COUNT];
+	struct vrnic_model_counters __percpu *cnt;
 };
+
+/* One CPU's share of a model's counters. */
+struct vrnic_model_counters {
+	u64	c[VRNIC_MCNT_COUNT];
+};
+
+/*
+ * Counting costs a non-atomic add to this CPU's copy: the accounting
+ * path's budget (Documentation/model.rst, "Overhead").  Context: any.
+ */
+static inline void vrnic_mcnt_add(struct vrnic_model *m,
+				  enum vrnic_model_counter id, u64 v)
+{
+	this_cpu_add(m->cnt->c[id], v);
+}
+
+static inline void vrnic_mcnt_inc(struct vrnic_model *m,
+				  enum vrnic_model_counter id)
+{
+	this_cpu_inc(m->cnt->c[id]);
+}
+
+u64 vrnic_mcnt_read(const struct vrnic_model *m, enum vrnic_model_counter id);
 
 /* The cost of one DMA, for the dma tracepoint. */
 struct vrnic_dma_cost {

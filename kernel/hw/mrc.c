@@ -33,12 +33,12 @@ bool vrnic_model_mr_access(struct vrnic_model *m, u32 key, u32 pages,
 		return false;
 	*res = vrnic_cam_lookup(&m->mrc, key >> 8);
 	if (*res == VRNIC_CAM_HIT) {
-		atomic64_inc(&m->cnt[VRNIC_MCNT_MRC_HITS]);
+		vrnic_mcnt_inc(m, VRNIC_MCNT_MRC_HITS);
 		return true;
 	}
-	atomic64_inc(&m->cnt[VRNIC_MCNT_MRC_MISSES]);
+	vrnic_mcnt_inc(m, VRNIC_MCNT_MRC_MISSES);
 	if (*res == VRNIC_CAM_EVICT)
-		atomic64_inc(&m->cnt[VRNIC_MCNT_MRC_EVICTIONS]);
+		vrnic_mcnt_inc(m, VRNIC_MCNT_MRC_EVICTIONS);
 	vrnic_model_dma(m, VRNIC_DMA_TO_DEVICE,
 			VRNIC_MPT_ENTRY_BYTES + pages * VRNIC_MTT_ENTRY_BYTES,
 			VRNIC_DMA_MPT, miss);

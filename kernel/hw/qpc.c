@@ -35,7 +35,7 @@ int vrnic_model_qp_create(struct vrnic_model *m, bool gsi, struct device *dev)
 	mutex_lock(&m->lock);
 	if (m->knob[VRNIC_KNOB_QPC_MODE] == VRNIC_QPC_ONCHIP &&
 	    m->qps >= m->knob[VRNIC_KNOB_QPC_ENTRIES]) {
-		atomic64_inc(&m->cnt[VRNIC_MCNT_QPC_REFUSED]);
+		vrnic_mcnt_inc(m, VRNIC_MCNT_QPC_REFUSED);
 		dev_warn_ratelimited(dev, "qpc: all %u on-chip QP contexts are in use (qpc.mode onchip): QP refused; raise model/qpc.entries or use qpc.mode host\n",
 				     m->knob[VRNIC_KNOB_QPC_ENTRIES]);
 		err = -ENOMEM;
@@ -88,14 +88,14 @@ bool vrnic_model_qpc_access(struct vrnic_model *m, u32 qpn,
 	else
 		*res = vrnic_cam_lookup(&m->qpc, qpn);
 	if (*res == VRNIC_CAM_HIT) {
-		atomic64_inc(&m->cnt[VRNIC_MCNT_QPC_HITS]);
+		vrnic_mcnt_inc(m, VRNIC_MCNT_QPC_HITS);
 		return true;
 	}
 	bytes = READ_ONCE(m->knob[VRNIC_KNOB_QPC_CTX_BYTES]);
-	atomic64_inc(&m->cnt[VRNIC_MCNT_QPC_MISSES]);
+	vrnic_mcnt_inc(m, VRNIC_MCNT_QPC_MISSES);
 	vrnic_model_dma(m, VRNIC_DMA_TO_DEVICE, bytes, VRNIC_DMA_QPC, fetch);
 	if (*res == VRNIC_CAM_EVICT) {
-		atomic64_inc(&m->cnt[VRNIC_MCNT_QPC_EVICTIONS]);
+		vrnic_mcnt_inc(m, VRNIC_MCNT_QPC_EVICTIONS);
 		vrnic_model_dma(m, VRNIC_DMA_FROM_DEVICE, bytes, VRNIC_DMA_QPC,
 				writeback);
 	}

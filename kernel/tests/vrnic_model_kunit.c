@@ -240,7 +240,7 @@ static void vrnic_model_accounts(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, vrnic_model_init(m), 0);
 	KUNIT_EXPECT_FALSE(test, vrnic_model_dma(m, VRNIC_DMA_TO_DEVICE, 4096,
 						 VRNIC_DMA_PAYLOAD, &c));
-	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_DMA_READS]), 0);
+	KUNIT_EXPECT_EQ(test, vrnic_mcnt_read(m, VRNIC_MCNT_DMA_READS), 0);
 
 	KUNIT_ASSERT_EQ(test, vrnic_model_knob_store(m, VRNIC_KNOB_CLOCK_MODE,
 						     "account", NULL), 0);
@@ -256,13 +256,13 @@ static void vrnic_model_accounts(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, c.link_bytes, 64 + 24);
 	KUNIT_EXPECT_GT(test, c.ns, 0);
 
-	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_DMA_READS]), 1);
-	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_DMA_READ_BYTES]), 4096);
-	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_DMA_WRITES]), 1);
-	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_CQE_WRITES]), 1);
-	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_PCIE_TLPS_UP]), 8 + 1);
-	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_PCIE_TLPS_DOWN]), 16);
-	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_DMA_READ_NS]),
+	KUNIT_EXPECT_EQ(test, vrnic_mcnt_read(m, VRNIC_MCNT_DMA_READS), 1);
+	KUNIT_EXPECT_EQ(test, vrnic_mcnt_read(m, VRNIC_MCNT_DMA_READ_BYTES), 4096);
+	KUNIT_EXPECT_EQ(test, vrnic_mcnt_read(m, VRNIC_MCNT_DMA_WRITES), 1);
+	KUNIT_EXPECT_EQ(test, vrnic_mcnt_read(m, VRNIC_MCNT_CQE_WRITES), 1);
+	KUNIT_EXPECT_EQ(test, vrnic_mcnt_read(m, VRNIC_MCNT_PCIE_TLPS_UP), 8 + 1);
+	KUNIT_EXPECT_EQ(test, vrnic_mcnt_read(m, VRNIC_MCNT_PCIE_TLPS_DOWN), 16);
+	KUNIT_EXPECT_EQ(test, vrnic_mcnt_read(m, VRNIC_MCNT_DMA_READ_NS),
 			550 + 1229);
 	vrnic_model_fini(m);
 }
@@ -354,9 +354,9 @@ static void vrnic_model_mr_cache(struct kunit *test)
 	vrnic_model_mr_invalidate(m, 0x5600);
 	KUNIT_EXPECT_TRUE(test, vrnic_model_mr_access(m, 0x5600, 1, &res, &miss));
 	KUNIT_EXPECT_EQ(test, res, VRNIC_CAM_MISS);
-	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_MRC_HITS]), 1);
-	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_MRC_MISSES]), 3);
-	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_MRC_EVICTIONS]), 1);
+	KUNIT_EXPECT_EQ(test, vrnic_mcnt_read(m, VRNIC_MCNT_MRC_HITS), 1);
+	KUNIT_EXPECT_EQ(test, vrnic_mcnt_read(m, VRNIC_MCNT_MRC_MISSES), 3);
+	KUNIT_EXPECT_EQ(test, vrnic_mcnt_read(m, VRNIC_MCNT_MRC_EVICTIONS), 1);
 	vrnic_model_fini(m);
 }
 
@@ -390,7 +390,7 @@ static void vrnic_qpc_onchip_limit(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vrnic_model_qp_create(m, true, NULL), 0);
 	KUNIT_EXPECT_EQ(test, vrnic_model_qp_create(m, false, NULL), 0);
 	KUNIT_EXPECT_EQ(test, vrnic_model_qp_create(m, false, NULL), -ENOMEM);
-	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_QPC_REFUSED]), 1);
+	KUNIT_EXPECT_EQ(test, vrnic_mcnt_read(m, VRNIC_MCNT_QPC_REFUSED), 1);
 	KUNIT_EXPECT_EQ(test, knob(m, VRNIC_KNOB_QPC_ENTRIES, "1"), -EBUSY);
 	KUNIT_EXPECT_EQ(test, knob(m, VRNIC_KNOB_QPC_MODE, "host"), -EBUSY);
 	KUNIT_EXPECT_EQ(test, m->knob[VRNIC_KNOB_QPC_ENTRIES], 2);
@@ -438,12 +438,12 @@ static void vrnic_qpc_host_cache(struct kunit *test)
 							       &res, &f, &wb));
 		KUNIT_EXPECT_EQ_MSG(test, res, steps[i].want, "step %d", i);
 	}
-	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_QPC_HITS]), 2);
-	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_QPC_MISSES]), 4);
-	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_QPC_EVICTIONS]), 2);
+	KUNIT_EXPECT_EQ(test, vrnic_mcnt_read(m, VRNIC_MCNT_QPC_HITS), 2);
+	KUNIT_EXPECT_EQ(test, vrnic_mcnt_read(m, VRNIC_MCNT_QPC_MISSES), 4);
+	KUNIT_EXPECT_EQ(test, vrnic_mcnt_read(m, VRNIC_MCNT_QPC_EVICTIONS), 2);
 	/* 512 B contexts, MRRS 512, MPS 256: one request, two completions. */
-	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_DMA_READ_BYTES]), 4 * 512);
-	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_DMA_WRITE_BYTES]), 2 * 512);
+	KUNIT_EXPECT_EQ(test, vrnic_mcnt_read(m, VRNIC_MCNT_DMA_READ_BYTES), 4 * 512);
+	KUNIT_EXPECT_EQ(test, vrnic_mcnt_read(m, VRNIC_MCNT_DMA_WRITE_BYTES), 2 * 512);
 	KUNIT_EXPECT_EQ(test, f.tlps, 1 + 2);
 	KUNIT_EXPECT_EQ(test, wb.tlps, 2);
 	KUNIT_EXPECT_TRUE(test, vrnic_model_qpc_resident(m, 18, &in));
@@ -519,13 +519,13 @@ static void vrnic_doorbell_mmio(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, ring(p, 62, false, &ev));
 	KUNIT_EXPECT_TRUE(test, ring(p, 1, false, &ev));
 	KUNIT_EXPECT_EQ(test, ev.wqes, 3);
-	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_DB_RINGS]), 3);
-	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_DB_WQES]), 3 + 59 + 3);
-	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_DB_MMIO]), 3);
+	KUNIT_EXPECT_EQ(test, vrnic_mcnt_read(m, VRNIC_MCNT_DB_RINGS), 3);
+	KUNIT_EXPECT_EQ(test, vrnic_mcnt_read(m, VRNIC_MCNT_DB_WQES), 3 + 59 + 3);
+	KUNIT_EXPECT_EQ(test, vrnic_mcnt_read(m, VRNIC_MCNT_DB_MMIO), 3);
 	/* An 8-byte posted write: one TLP of 24 + 8 bytes, host to device. */
-	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_PCIE_TLPS_DOWN]), 3);
-	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_PCIE_BYTES_DOWN]), 3 * 32);
-	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_DB_ADDED_NS]), 3 * 200);
+	KUNIT_EXPECT_EQ(test, vrnic_mcnt_read(m, VRNIC_MCNT_PCIE_TLPS_DOWN), 3);
+	KUNIT_EXPECT_EQ(test, vrnic_mcnt_read(m, VRNIC_MCNT_PCIE_BYTES_DOWN), 3 * 32);
+	KUNIT_EXPECT_EQ(test, vrnic_mcnt_read(m, VRNIC_MCNT_DB_ADDED_NS), 3 * 200);
 	KUNIT_EXPECT_EQ(test, p->runs, 0);
 	vrnic_doorbell_fini(&p->db);
 	vrnic_model_fini(m);
@@ -550,9 +550,9 @@ static void vrnic_doorbell_batch_count(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ev.wqes, 2);
 	KUNIT_EXPECT_EQ(test, ev.released, 5);
 	KUNIT_EXPECT_EQ(test, vrnic_doorbell_pi(&p->db), 5);
-	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_DB_RINGS]), 3);
-	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_DB_MMIO]), 1);
-	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_DB_RELEASES]), 1);
+	KUNIT_EXPECT_EQ(test, vrnic_mcnt_read(m, VRNIC_MCNT_DB_RINGS), 3);
+	KUNIT_EXPECT_EQ(test, vrnic_mcnt_read(m, VRNIC_MCNT_DB_MMIO), 1);
+	KUNIT_EXPECT_EQ(test, vrnic_mcnt_read(m, VRNIC_MCNT_DB_RELEASES), 1);
 	/* Nothing held: the timer must not release anything. */
 	KUNIT_EXPECT_EQ(test, wait_for_completion_timeout(&p->fired,
 							  msecs_to_jiffies(20)), 0);
@@ -583,9 +583,9 @@ static void vrnic_doorbell_batch_timer(struct kunit *test)
 	/* local_clock() may differ a little between CPUs. */
 	KUNIT_EXPECT_GE(test, p->ev.wait_ns, 1000);
 	KUNIT_EXPECT_EQ(test, vrnic_doorbell_pi(&p->db), 1);
-	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_DB_TIMER]), 1);
-	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_DB_MMIO]), 1);
-	KUNIT_EXPECT_GE(test, atomic64_read(&m->cnt[VRNIC_MCNT_DB_WAIT_NS]), 1000);
+	KUNIT_EXPECT_EQ(test, vrnic_mcnt_read(m, VRNIC_MCNT_DB_TIMER), 1);
+	KUNIT_EXPECT_EQ(test, vrnic_mcnt_read(m, VRNIC_MCNT_DB_MMIO), 1);
+	KUNIT_EXPECT_GE(test, vrnic_mcnt_read(m, VRNIC_MCNT_DB_WAIT_NS), 1000);
 
 	/* A reset forgets what was held: the timer (1 ms) finds nothing. */
 	KUNIT_ASSERT_EQ(test, knob(m, VRNIC_KNOB_DOORBELL_BATCH_NS, "1000000"), 0);
@@ -612,10 +612,10 @@ static void vrnic_doorbell_shadow(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, ring(p, 4, true, &ev));
 	KUNIT_EXPECT_EQ(test, ev.action, VRNIC_DB_ABSORBED);
 	KUNIT_EXPECT_EQ(test, vrnic_doorbell_pi(&p->db), 4);
-	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_DB_RINGS]), 2);
-	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_DB_MMIO]), 1);
+	KUNIT_EXPECT_EQ(test, vrnic_mcnt_read(m, VRNIC_MCNT_DB_RINGS), 2);
+	KUNIT_EXPECT_EQ(test, vrnic_mcnt_read(m, VRNIC_MCNT_DB_MMIO), 1);
 	/* One MMIO (200 ns), two record reads (550 + 3 ns each). */
-	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_DB_ADDED_NS]),
+	KUNIT_EXPECT_EQ(test, vrnic_mcnt_read(m, VRNIC_MCNT_DB_ADDED_NS),
 			200 + 2 * 553);
 	vrnic_doorbell_fini(&p->db);
 	vrnic_model_fini(m);
@@ -639,8 +639,8 @@ static void vrnic_doorbell_mode_change(struct kunit *test)
 	/* The batch timer finds nothing left to release. */
 	KUNIT_EXPECT_EQ(test, wait_for_completion_timeout(&p->fired,
 							  msecs_to_jiffies(20)), 0);
-	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_DB_RELEASES]), 1);
-	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_DB_WQES]), 3);
+	KUNIT_EXPECT_EQ(test, vrnic_mcnt_read(m, VRNIC_MCNT_DB_RELEASES), 1);
+	KUNIT_EXPECT_EQ(test, vrnic_mcnt_read(m, VRNIC_MCNT_DB_WQES), 3);
 	vrnic_doorbell_fini(&p->db);
 	vrnic_model_fini(m);
 }
@@ -661,7 +661,7 @@ static void vrnic_doorbell_clock_off(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, ring(p, 2, false, &ev));
 	KUNIT_EXPECT_EQ(test, vrnic_doorbell_pi(&p->db), 2);
 	for (i = 0; i < VRNIC_MCNT_COUNT; i++)
-		KUNIT_EXPECT_EQ_MSG(test, atomic64_read(&m->cnt[i]), 0, "%s",
+		KUNIT_EXPECT_EQ_MSG(test, vrnic_mcnt_read(m, i), 0, "%s",
 				    vrnic_model_counter_names[i]);
 	vrnic_doorbell_fini(&p->db);
 	vrnic_model_fini(m);
@@ -690,11 +690,11 @@ static void vrnic_model_pace(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, m->pace_next, 1200 + 2 * 10);	/* pipelined */
 	vrnic_model_pace_advance(m, 10, 0, false, 5000);		/* idle since 1220 */
 	KUNIT_EXPECT_EQ(test, m->pace_next, 5000 + 2 * 10);
-	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_PACE_IDLE_NS]), 5000 - 1220);
+	KUNIT_EXPECT_EQ(test, vrnic_mcnt_read(m, VRNIC_MCNT_PACE_IDLE_NS), 5000 - 1220);
 	/* Idle for less than the latency: still pipelined, no latency. */
 	vrnic_model_pace_advance(m, 10, 100, false, 5100);
 	KUNIT_EXPECT_EQ(test, m->pace_next, 5100 + 2 * 10);
-	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_PACE_IDLE_NS]),
+	KUNIT_EXPECT_EQ(test, vrnic_mcnt_read(m, VRNIC_MCNT_PACE_IDLE_NS),
 			5000 - 1220 + 5100 - 5020);
 	/*
 	 * A dependent read (a cache miss's fetch) holds the pipeline for its
@@ -708,7 +708,7 @@ static void vrnic_model_pace(struct kunit *test)
 	/* ... and after an idle link it starts now. */
 	vrnic_model_pace_advance(m, 10, 100, true, 9000);
 	KUNIT_EXPECT_EQ(test, m->pace_next, 9000 + 2 * 100);
-	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_PACE_IDLE_NS]),
+	KUNIT_EXPECT_EQ(test, vrnic_mcnt_read(m, VRNIC_MCNT_PACE_IDLE_NS),
 			5000 - 1220 + 5100 - 5020 + 9000 - 5340);
 
 	/* A real DMA at the largest dilation: 4 KiB read, 1779 ns modeled. */
@@ -721,10 +721,10 @@ static void vrnic_model_pace(struct kunit *test)
 	KUNIT_EXPECT_GT(test, wait, 170 * NSEC_PER_MSEC);
 	KUNIT_EXPECT_LE(test, wait, 1779ULL * 100000 - VRNIC_PACE_SLACK_NS);
 	/* Asking is not waiting: only the requester's stop counts. */
-	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_PACE_WAITS]), 0);
+	KUNIT_EXPECT_EQ(test, vrnic_mcnt_read(m, VRNIC_MCNT_PACE_WAITS), 0);
 	vrnic_model_pace_count(m, wait);
-	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_PACE_WAITS]), 1);
-	KUNIT_EXPECT_EQ(test, atomic64_read(&m->cnt[VRNIC_MCNT_PACE_WAIT_NS]), wait);
+	KUNIT_EXPECT_EQ(test, vrnic_mcnt_read(m, VRNIC_MCNT_PACE_WAITS), 1);
+	KUNIT_EXPECT_EQ(test, vrnic_mcnt_read(m, VRNIC_MCNT_PACE_WAIT_NS), wait);
 	/* Back to account: nothing waits. */
 	KUNIT_ASSERT_EQ(test, knob(m, VRNIC_KNOB_CLOCK_MODE, "account"), 0);
 	KUNIT_EXPECT_EQ(test, vrnic_model_pace_wait(m), 0);

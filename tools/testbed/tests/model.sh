@@ -15,8 +15,8 @@
 #     QPs exist; qpc.mode onchip refuses the QP beyond qpc.entries;
 #   - doorbells: per-post MMIO writes announce one WQE each; batch mode
 #     coalesces several WQEs per MMIO write, and they wait;
-#   - clock.mode pace with a dilation holds a WRITE to the modeled link
-#     time x the dilation;
+#   - clock.mode pace with a dilation holds a WRITE, and a READ's
+#     responses, to the modeled link time x the dilation;
 #   - the dma tracepoint reports each DMA.
 . tools/testbed/guest-lib.sh
 
@@ -273,7 +273,7 @@ tb_check model/trace-dma-read-payload grep -Eq 'dma: vrnic0 read payload [0-9]+ 
 tb_check model/trace-dma-write-payload grep -Eq 'dma: vrnic1 write payload [0-9]+ bytes' "$tr/trace"
 tb_check model/trace-dma-cqe grep -Eq 'dma: vrnic1 write cqe' "$tr/trace"
 
-# --- clock.mode pace: the requester held to the modeled link -------------------
+# --- clock.mode pace: requester and READ responder held to the modeled link ----
 # With dilation 10000 the modeled Gen3 x16 link (~13 GB/s) moves ~1.4 MB/s
 # of wall clock, far below what the guest does unpaced (20000 in the debug
 # kernel, itself ~20 times slower): a 4 MiB WRITE must take at least (most
@@ -296,6 +296,22 @@ waits=$(( $(cnt vrnic1 model_pace_waits) - w0 ))
 echo "4 MiB WRITE: account $fast s; pace x$dil $paced s (requester link ${link_ns} ns modeled, x$dil = $((link_ns * dil / 1000000)) ms; $waits waits)"
 tb_check model/pace-waits test "$waits" -gt 0
 tb_check model/pace-holds-to-model python3 -c "import sys; sys.exit(not ($paced * 1e9 >= 0.8 * $link_ns * $dil and $paced > 1.5 * $fast))"
+# A READ: the responder (vrnic0) reads the payload on its link and answers
+# a READ only once that link has caught up.
+setk clock.mode account
+traffic read 4M
+fast=$(elapsed)
+setk clock.mode pace
+n0=$(cnt vrnic0 model_pcie_down_ns)
+w0=$(cnt vrnic0 model_pace_waits)
+tb_check model/pace-read-traffic traffic read 4M
+paced=$(elapsed)
+sleep 0.1
+link_ns=$(( $(cnt vrnic0 model_pcie_down_ns) - n0 ))
+waits=$(( $(cnt vrnic0 model_pace_waits) - w0 ))
+echo "4 MiB READ: account $fast s; pace x$dil $paced s (responder link ${link_ns} ns modeled, x$dil = $((link_ns * dil / 1000000)) ms; $waits responder waits)"
+tb_check model/pace-read-waits test "$waits" -gt 0
+tb_check model/pace-read-holds-to-model python3 -c "import sys; sys.exit(not ($paced * 1e9 >= 0.8 * $link_ns * $dil and $paced > 1.5 * $fast))"
 setk clock.dilation 1
 setk clock.mode off
 
