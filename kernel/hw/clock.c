@@ -50,27 +50,16 @@ void vrnic_model_pace_advance(struct vrnic_model *m, u64 busy_ns, u64 latency_ns
 	latency_ns *= d;
 	spin_lock_irqsave(&m->pace_lock, flags);
 	start = m->pace_next;
-	if (dependent) {
-		if (start < now) {
-			if (start)
-				idle = now - start;
-			start = now;
-		}
-		WRITE_ONCE(m->pace_next, start + max(busy_ns, latency_ns));
-		goto out;
-	}
 	if (start < now) {
 		if (start)
 			idle = now - start;
 		/* Drained: this DMA waits for its own latency. */
-		if (start + latency_ns < now) {
-			WRITE_ONCE(m->pace_next, now + max(busy_ns, latency_ns));
-			goto out;
-		}
+		if (start + latency_ns < now)
+			dependent = true;
 		start = now;
 	}
-	WRITE_ONCE(m->pace_next, start + busy_ns);
-out:
+	WRITE_ONCE(m->pace_next,
+		   start + (dependent ? max(busy_ns, latency_ns) : busy_ns));
 	spin_unlock_irqrestore(&m->pace_lock, flags);
 	if (idle)
 		vrnic_mcnt_add(m, VRNIC_MCNT_PACE_IDLE_NS, idle);

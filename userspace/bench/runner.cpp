@@ -167,10 +167,23 @@ public:
 		saved_.clear();
 	}
 
+	/* One run, and how much both devices' counters grew over it. */
 	RunResult run(const Run &r, const std::string &tag)
 	{
 		RunResult res;
 		auto s0 = counters(fs_, t_.server_dev), c0 = counters(fs_, t_.client_dev);
+		perform(r, tag, res);
+		res.server = minus(counters(fs_, t_.server_dev), s0);
+		res.client = minus(counters(fs_, t_.client_dev), c0);
+		return res;
+	}
+
+	std::map<std::string, std::string> client_knobs() { return knob_map(fs_, t_.client_dev); }
+
+private:
+	/* Run @r: a built-in workload here, or perftest; fills @res's perf and refused. */
+	void perform(const Run &r, const std::string &tag, RunResult &res)
+	{
 		if (r.tool == kMrRegTool) {
 			/* In this process: args SIZE, reuse|per-io, IOS. */
 			MrRegRun m{t_.client_dev, t_.server_dev, std::stoi(cgid_),
@@ -180,9 +193,7 @@ public:
 				   r.args.at(1) == "per-io"};
 			res.perf = {{"#bytes", m.size}, {"#iterations", m.ios},
 				    {"ios_per_s", run_mr_reg(m)}};
-			res.server = minus(counters(fs_, t_.server_dev), s0);
-			res.client = minus(counters(fs_, t_.client_dev), c0);
-			return res;
+			return;
 		}
 		if (r.tool == kWorkingSetTool) {
 			/* In this process: args SIZE, QPS, MRS, MSGS. */
@@ -198,9 +209,7 @@ public:
 				    {"qps_created", got.qps_created},
 				    {"msgs_per_s", got.msgs_per_s}};
 			res.refused = got.refused;
-			res.server = minus(counters(fs_, t_.server_dev), s0);
-			res.client = minus(counters(fs_, t_.client_dev), c0);
-			return res;
+			return;
 		}
 		auto port = std::to_string(t_.port);
 		auto tmo = std::to_string(t_.timeout_s);
@@ -224,14 +233,8 @@ public:
 						crc, src),
 				    "see " + clog.string() + " and " + slog.string());
 		res.perf = parse_perftest(slurp(clog));
-		res.server = minus(counters(fs_, t_.server_dev), s0);
-		res.client = minus(counters(fs_, t_.client_dev), c0);
-		return res;
 	}
 
-	std::map<std::string, std::string> client_knobs() { return knob_map(fs_, t_.client_dev); }
-
-private:
 	/* The server listens on its TCP port (perftest's side channel). */
 	void wait_listening()
 	{
