@@ -29,8 +29,17 @@ module: deps
 	@test -f $(KDIR)/Makefile || { echo "no kernel build tree at KDIR=$(KDIR)"; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/kernel CONFIG_RDMA_VRNIC=m modules
 
+# C++ builds go through ccache when it is there (tools/deps.sh installs it),
+# its cache beside the testbed's (outside the repository), so a fresh clone
+# on a machine that built vrnic before compiles only what changed.
+VRNIC_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/vrnic
+CCACHE := $(shell command -v ccache 2>/dev/null)
+CCACHE_DIR ?= $(VRNIC_CACHE)/ccache
+export CCACHE_DIR
+
 userspace: deps
-	cmake -S userspace -B $(BUILD)/userspace -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	cmake -S userspace -B $(BUILD)/userspace -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+		$(if $(CCACHE),-DCMAKE_CXX_COMPILER_LAUNCHER=$(CCACHE)) >/dev/null
 	cmake --build $(BUILD)/userspace -j $(JOBS)
 
 check: deps

@@ -174,8 +174,11 @@ for fl in stock debug; do
 	[ "$fl" = debug ] && guest "$fl/kunit" "${kenv[@]}" --topo one --timeout 600 \
 		--env "VRNIC_KUNIT_KO=$REPO_DIR/build/kmod/$fl/vrnic-kunit/rdma_vrnic.ko" \
 		tools/testbed/tests/kunit.sh
-	expect_fail "$fl/log-scan-catches-warn" "${kenv[@]}" --topo one --timeout 60 \
-		tools/testbed/tests/warn.sh
+	# The log scan is one script for both kernels: proving it once (and
+	# every pattern on the host, above) leaves the debug kernel's time
+	# to vrnic.
+	[ "$fl" = stock ] && expect_fail "$fl/log-scan-catches-warn" "${kenv[@]}" --topo one \
+		--timeout 60 tools/testbed/tests/warn.sh
 	guest "$fl/module-load" "${kenv[@]}" --topo one --timeout 120 \
 		tools/testbed/tests/module-load.sh
 	# rxe is the reference: the stock kernel runs it.  The debug kernel
@@ -237,10 +240,13 @@ for fl in stock debug; do
 	[ "$fl" = stock ] && guest "$fl/restrack" "${kenv[@]}" --topo one --timeout 300 \
 		tools/testbed/tests/restrack.sh
 	# vrnic-bench end to end (sweeps are benchmarks: three short ones here,
-	# for the tool's JSON and plots and the caches' modeled hits and
-	# misses, not for their wall-clock numbers).
+	# at the points the checks read, for the tool's JSON and plots and
+	# the caches' modeled hits and misses, not for their wall-clock
+	# numbers).
 	[ "$fl" = stock ] && guest "$fl/sweeps" "${kenv[@]}" --topo one --timeout 600 \
-		--env 'SWEEPS=mrc qpc mrreg' tools/testbed/tests/sweeps.sh
+		--env 'SWEEPS=mrc qpc mrreg' \
+		--env 'SWEEP_AT=mrc:8,16,32 qpc:4,8,64 mrreg:4096,65536' \
+		tools/testbed/tests/sweeps.sh
 	# The bpftrace scripts against real traffic and real errors.
 	guest "$fl/bpftrace" "${kenv[@]}" --topo one --timeout $((300 * slow)) \
 		tools/testbed/tests/bpftrace.sh

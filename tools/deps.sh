@@ -16,7 +16,7 @@ fi
 [ -n "$abi" ] || die "cannot resolve linux-image-amd64's kernel ABI"
 
 apt_ensure \
-	build-essential make cmake pkg-config g++ bc flex bison libelf-dev \
+	build-essential make cmake pkg-config g++ ccache bc flex bison libelf-dev \
 	libssl-dev dwarves cpio xz-utils kmod rsync busybox-static \
 	"linux-headers-$abi-amd64" linux-source-6.1 \
 	qemu-system-x86 iproute2 iputils-ping ethtool \

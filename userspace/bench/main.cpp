@@ -82,6 +82,9 @@ int main(int argc, char **argv)
 	run->add_option("--client-ns", topo.client_ns)->capture_default_str();
 	run->add_option("--client-dev", topo.client_dev)->capture_default_str();
 	run->add_option("--port", topo.port, "perftest's TCP port")->capture_default_str();
+	std::vector<double> at;
+	run->add_option("--at", at, "only the points at these x values (comma separated)")
+		->delimiter(',');
 
 	auto *plt = app.add_subcommand("plot", "draw a results file with gnuplot");
 	std::string in, svg;
@@ -109,13 +112,17 @@ int main(int argc, char **argv)
 			std::cout << svg << "\n";
 			return 0;
 		}
-		for (const auto &n : names)
+		std::vector<Sweep> todo;
+		for (const auto &n : names) {
 			if (!find_sweep(n))
 				throw UsageError("no sweep named " + n, "vrnic-bench list shows them");
+			todo.push_back(only_points(*find_sweep(n), at));
+		}
 		nlohmann::json all = nlohmann::json::array();
-		for (const auto &n : names) {
+		for (const auto &sw : todo) {
+			const std::string &n = sw.name;
 			std::filesystem::path dir(outdir);
-			auto r = run_sweep(*find_sweep(n), topo, dir / "logs", note,
+			auto r = run_sweep(sw, topo, dir / "logs", note,
 					   [](const std::string &l) { std::cerr << l << "\n"; });
 			std::ofstream(dir / (n + ".json")) << r.dump(1) << "\n";
 			try {

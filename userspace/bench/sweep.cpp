@@ -7,11 +7,14 @@
  */
 #include "sweep.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
 
 #include <fmt/format.h>
+
+#include "vrnic/error.hpp"
 
 namespace vrnic::bench {
 
@@ -308,6 +311,25 @@ const Sweep *find_sweep(const std::string &name)
 		if (s.name == name)
 			return &s;
 	return nullptr;
+}
+
+Sweep only_points(const Sweep &s, const std::vector<double> &xs)
+{
+	if (xs.empty())
+		return s;
+	std::string have;
+	for (const auto &p : s.points)
+		have += fmt::format("{}{}", have.empty() ? "" : " ", p.x);
+	for (double x : xs)
+		if (std::none_of(s.points.begin(), s.points.end(),
+				 [x](const Point &p) { return p.x == x; }))
+			throw UsageError(fmt::format("sweep {} has no point at {}", s.name, x),
+					 fmt::format("its points are at {}", have));
+	Sweep sub = s;
+	std::erase_if(sub.points, [&xs](const Point &p) {
+		return std::find(xs.begin(), xs.end(), p.x) == xs.end();
+	});
+	return sub;
 }
 
 nlohmann::json results_json(const Sweep &s, const std::vector<Measured> &points,

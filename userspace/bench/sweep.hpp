@@ -87,6 +87,12 @@ const std::vector<Sweep> &sweeps();
 const Sweep *find_sweep(const std::string &name);
 
 /*
+ * @s with only the points at @xs, in @s's order (all of them when @xs is
+ * empty).  Throws UsageError naming the points @s has for an x it lacks.
+ */
+Sweep only_points(const Sweep &s, const std::vector<double> &xs);
+
+/*
  * A sweep's results: {"sweep", "title", "xlabel", "logx", "y1", "y2",
  * "context": @context, "metrics": [{name, label, modeled}],
  * "points": [{"x", "knobs", "metrics": {name: value}, "runs": [...]}]}.

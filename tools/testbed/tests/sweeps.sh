@@ -5,6 +5,8 @@
 # runs this in a stock guest and copies the results to
 # Documentation/sweeps/; make check runs three short ones (the tool end to
 # end, and the modeled caches' hits and misses; not a timing).  SWEEPS: which (default all; see vrnic-bench list).
+# SWEEP_AT: "SWEEP:X,X... ..." runs only those points of a sweep (make
+# check takes the points its checks read; make sweeps runs them all).
 . tools/testbed/guest-lib.sh
 bin=${VRNIC_BUILD:-build}/userspace/bench/vrnic-bench
 [ -x "$bin" ] || { echo "$bin is not built (make userspace)"; exit 1; }
@@ -42,8 +44,16 @@ qpc_knee() {
 	awk -v a="$(metric qpc 8 qpc_miss_pct)" -v b="$(metric qpc 64 qpc_miss_pct)" \
 		'BEGIN { exit !(a < 1 && b > 25) }'
 }
+# at SWEEP: vrnic-bench's --at for SWEEP from SWEEP_AT, if it names it.
+at() {
+	local w
+	for w in ${SWEEP_AT:-}; do
+		[ "${w%%:*}" = "$1" ] && echo "--at ${w#*:}"
+	done
+	return 0
+}
 for s in $sweeps; do
-	tb_check "sweeps/$s" "$bin" run "$s" -o "$out" \
+	tb_check "sweeps/$s" "$bin" run "$s" $(at "$s") -o "$out" \
 		--note "TCG guest, 2 vCPUs, $VRNIC_KERNEL kernel, veth between namespaces"
 	tb_check "sweeps/$s-complete" complete "$s"
 	case $s in

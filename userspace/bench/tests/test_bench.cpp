@@ -91,6 +91,25 @@ TEST(Sweeps, WellFormed)
 	EXPECT_EQ(find_sweep("nosuch"), nullptr);
 }
 
+TEST(Sweeps, OnlyPoints)
+{
+	const Sweep *s = find_sweep("mrc");
+	ASSERT_NE(s, nullptr);
+	EXPECT_EQ(only_points(*s, {}).points.size(), s->points.size());
+	Sweep sub = only_points(*s, {32, 16});
+	ASSERT_EQ(sub.points.size(), 2u);
+	EXPECT_EQ(sub.points[0].x, 16);	/* the sweep's order, not the list's */
+	EXPECT_EQ(sub.points[1].x, 32);
+	EXPECT_EQ(sub.metrics.size(), s->metrics.size());
+	try {
+		only_points(*s, {16, 17});
+		ADD_FAILURE() << "a point the sweep lacks was taken";
+	} catch (const UsageError &e) {
+		EXPECT_NE(std::string(e.what()).find("no point at 17"), std::string::npos);
+		EXPECT_NE(e.hint().find("1 2 4 8 16 32 64 128"), std::string::npos) << e.hint();
+	}
+}
+
 TEST(Sweeps, MetricsFromCounters)
 {
 	const Sweep *s = find_sweep("mrc");
