@@ -220,7 +220,7 @@ for fl in stock debug; do
 	guest "$fl/netem-vrnic" "${kenv[@]}" --topo one \
 		--timeout $((600 * slow)) tools/testbed/tests/netem.sh
 	# Hostile input: vrnic-fuzz at live devices under traffic (a million
-	# packets in the stock kernel, 100000 in the debug kernel).
+	# packets in the stock kernel, 20000 in the debug kernel).
 	guest "$fl/fuzz" "${kenv[@]}" --topo one --timeout $((900 * slow)) \
 		tools/testbed/tests/fuzz.sh
 	# vrnicctl against a live vrnic0: dev/stats/qp/model, text and -j,

@@ -85,6 +85,22 @@ tb_rdma_dev() {
 	echo "$name"
 }
 
+# tb_hw_counters DEV [NAME...]: "NAME VALUE" lines of DEV's rdma_hw_stats
+# counters (port 1): the NAMEs that exist, or all but lifespan.  Read with
+# the shell's own read: tests read counters while traffic keeps the
+# guest's CPUs busy, when starting a process per counter (cat) cost the
+# debug kernel minutes.
+tb_hw_counters() {
+	local d=/sys/class/infiniband/$1/ports/1/hw_counters f v
+	shift
+	[ $# -gt 0 ] || set -- $(cd "$d" && echo *)
+	for f in "$@"; do
+		[ "$f" != lifespan ] && [ -r "$d/$f" ] && read -r v <"$d/$f" &&
+			echo "$f $v"
+	done
+	return 0
+}
+
 # tb_gid_index DEV: the index of DEV's RoCE v2 GID for the guest's IPv4
 # address (the one perftest's -x and pingpong's -g want).
 tb_gid_index() {

@@ -123,7 +123,12 @@ for h in $(seq 0 $((hosts - 1))); do
 		iommu_args=(-device intel-iommu,intremap=off)
 		nic="$nic,iommu_platform=on,disable-legacy=on"
 	fi
+	# A soft lockup prints every CPU's stack (the stuck CPU's often waits
+	# on another's) and panics, as does a hung task: the guest ends at
+	# once, its console holding the reports (which fail the run anyway),
+	# instead of sitting out the run's timeout.
 	append="console=ttyS0 loglevel=5 panic=-1 \
+softlockup_all_cpu_backtrace=1 softlockup_panic=1 hung_task_panic=1 \
 tsc=reliable no_timer_check mitigations=off \
 vrnic.stage2=$TESTBED_DIR/guest-init.sh vrnic.moddir=$kdir/modules \
 vrnic.host=$h vrnic.hosts=$hosts vrnic.ip=$ip vrnic.peer=$peer \

@@ -29,7 +29,7 @@ g1=$(tb_gid_index vrnic1)
 port=18517
 
 model() { echo "/sys/class/infiniband/$1/model"; }
-cnt() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"; }
+cnt() { local v; read -r v <"/sys/class/infiniband/$1/ports/1/hw_counters/$2" && echo "$v"; }
 # total NAME: NAME summed over both devices (counters are cached ~10 ms).
 total() { sleep 0.1; echo $(($(cnt vrnic0 "$1") + $(cnt vrnic1 "$1"))); }
 setk() { # KNOB VALUE: on both devices

@@ -121,13 +121,10 @@ counters="retransmits out_of_seq_request rcvd_seq_err duplicate_request rx_drop_
 # snap SIDE FILE: SIDE's device counters and its namespace's IP/UDP error
 # counters, one "name value" a line.
 snap() {
-	local side=$1 d c f
+	local side=$1 d
 	d=$sdev
 	[ "$side" = client ] && d=$cdev
-	for c in $counters; do
-		f=/sys/class/infiniband/$d/ports/1/hw_counters/$c
-		[ -r "$f" ] && echo "$c $(cat "$f")"
-	done >"$2"
+	tb_hw_counters "$d" $counters >"$2"
 	# /proc/net/snmp is per namespace.
 	in_side "$side" awk '
 		$1 == "Ip:" && !ip { for (i = 2; i <= NF; i++) h[i] = $i; ip = 1; next }

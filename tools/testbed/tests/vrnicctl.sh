@@ -74,11 +74,7 @@ tb_check "vrnicctl/$k/ambiguous-prefix" ambiguous
 
 # stats show -j: exactly the hw_counters files (less lifespan), same values.
 stats_files() {
-	local f
-	for f in "$sysd"/ports/1/hw_counters/*; do
-		[ "${f##*/}" = lifespan ] && continue
-		echo "${f##*/} $(cat "$f")"
-	done | sort
+	tb_hw_counters "$dev" | sort
 }
 stats_match() {
 	stats_files >"$out/stats.sysfs"
