@@ -50,7 +50,7 @@ tb_check() {
 	local name=$1 rc=0
 	shift
 	# The guest's uptime, so a run's log shows where its time went.
-	echo "== RUN $name: $* [at $(cut -d' ' -f1 /proc/uptime) s]"
+	echo "== RUN $name: $* [at $(tb_uptime) s]"
 	"$@" || rc=$?
 	if [ "$rc" -eq 0 ]; then tb_result "$name" PASS; else tb_result "$name" FAIL "exit $rc"; fi
 	return 0
@@ -84,6 +84,9 @@ tb_rdma_dev() {
 	done
 	echo "$name"
 }
+
+# tb_uptime: the guest's uptime in seconds, for timestamps in the logs.
+tb_uptime() { local u _; read -r u _ </proc/uptime; echo "$u"; }
 
 # tb_hw_counters DEV [NAME...]: "NAME VALUE" lines of DEV's rdma_hw_stats
 # counters (port 1): the NAMEs that exist, or all but lifespan.  Read with

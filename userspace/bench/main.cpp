@@ -114,9 +114,10 @@ int main(int argc, char **argv)
 		}
 		std::vector<Sweep> todo;
 		for (const auto &n : names) {
-			if (!find_sweep(n))
+			const Sweep *s = find_sweep(n);
+			if (!s)
 				throw UsageError("no sweep named " + n, "vrnic-bench list shows them");
-			todo.push_back(only_points(*find_sweep(n), at));
+			todo.push_back(only_points(*s, at));
 		}
 		nlohmann::json all = nlohmann::json::array();
 		for (const auto &sw : todo) {

@@ -156,16 +156,16 @@ phase() {
 	echo "targets: $opts"
 
 	[ -w $tr/trace ] && : >$tr/trace
-	echo "counters before [$(cut -d' ' -f1 /proc/uptime) s]"
+	echo "counters before [$(tb_uptime) s]"
 	counters "$dev" "$devns" >"$p.before.json"
-	echo "fuzzing [$(cut -d' ' -f1 /proc/uptime) s]"
+	echo "fuzzing [$(tb_uptime) s]"
 	local frc=0 args="-n $N --seed $SEED --mtu $MTU --path-mtu 4096$classes $opts"
 	ip netns exec "$from" "$bin" "$dst" $args --rate "$RATE" -j \
 		>"$p.fuzz.json" 2>"$p.fuzz.err" || frc=$?
 	sleep 1	# let the last packets drain through softirq
-	echo "counters after [$(cut -d' ' -f1 /proc/uptime) s]"
+	echo "counters after [$(tb_uptime) s]"
 	counters "$dev" "$devns" >"$p.after.json"
-	echo "checks [$(cut -d' ' -f1 /proc/uptime) s]"
+	echo "checks [$(tb_uptime) s]"
 	cat "$p.fuzz.err"
 	local src sport
 	src=$(jq -r .src "$p.fuzz.json" 2>/dev/null || echo ?)
