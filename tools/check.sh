@@ -145,7 +145,54 @@ expect_fail() {
 	fi
 }
 
-guest_steps="kunit log-scan-catches-warn module-load conformance-rxe conformance-vrnic smoke-rxe smoke-vrnic teardown load netem-vrnic fuzz vrnicctl model restrack sweeps bpftrace interop-vrnic-rxe interop-rxe-vrnic iommu-rxe iommu-vrnic"
+# dsuite NAME TOPO TIMEOUT TEST:SECONDS... [-- RUN.SH-ARGS...]: debug-kernel
+# tests in one guest (tests/suite.sh), each within its SECONDS; the guest
+# is killed TIMEOUT s after its start.  CHECK_ONLY and CHECK_SKIP pick
+# among debug/TEST.
+dsuite() {
+	local name=$1 topo=$2 tmo=$3 list="" ent
+	shift 3
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		want "debug/${1%%:*}" && list+=" $1"
+		shift
+	done
+	[ $# -gt 0 ] && shift
+	[ -n "$list" ] || return 0
+	CHECK_ONLY='' CHECK_SKIP='' guest "$name" "${kenv[@]}" --topo "$topo" \
+		--timeout "$tmo" --env "SUITE=${list# }" "$@" tools/testbed/tests/suite.sh
+}
+
+# The debug kernel (KASAN, lockdep, kmemleak, DMA-API debug) runs vrnic's
+# tests, the rxe reference runs are the stock kernel's.  A debug guest
+# spends some 100 s booting and on its closing kmemleak scans, and every
+# process start costs it a quarter of a second: its tests share a few
+# boots (suite.sh), and move less data than in the stock kernel (each
+# script says how much).  The userspace tool (vrnicctl), the restrack
+# fill callbacks (read only), the sweeps (benchmarks), bpftrace (userspace
+# compiling scripts; the trace events it reads are on in the debug
+# conformance run) and the interop runs against rxe run in the stock
+# kernel only.
+debug_guests() {
+	local ko=$REPO_DIR/build/kmod/debug/vrnic-kunit/rdma_vrnic.ko
+	# The limits are 2-3 times what each took in CI; the guest's own is
+	# the sum of the largest set plus its boot.
+	# conformance with every vrnic trace event on: their recording runs
+	# under the checkers (bpftrace itself runs in the stock kernel).
+	dsuite debug/one-a one 3200 kunit:300 module-load:120 conformance:600 \
+		teardown:1200 netns:600 -- \
+		--env "VRNIC_KUNIT_KO=$ko" --env VRNIC_DRIVER=vrnic --env VRNIC_TRACE_EVENTS=1
+	dsuite debug/one-b one 3300 load:900 netem:900 fuzz:1200 model:900 -- \
+		--env VRNIC_DRIVER=vrnic
+	dsuite debug/two two 1600 smoke:900 nvmeof:600 -- \
+		--env VRNIC_DRIVER=vrnic
+	# vrnic behind the IOMMU: its MTTs hold IOVAs, not physical addresses.
+	want debug/iommu-vrnic && guest debug/iommu-vrnic "${kenv[@]}" --topo iommu \
+		--timeout 1200 --env VRNIC_DRIVER=vrnic \
+		--env 'GTEST_FILTER=*-Hostile/*:MemProt/*:FaultTest.*' \
+		tools/testbed/tests/conformance.sh
+}
+
+guest_steps="kunit log-scan-catches-warn module-load conformance-rxe conformance-vrnic smoke-rxe smoke-vrnic interop-vrnic-rxe interop-rxe-vrnic netns interop-conformance teardown load netem-vrnic fuzz vrnicctl model restrack sweeps bpftrace nvmeof-vrnic iommu-rxe iommu-vrnic"
 for fl in stock debug; do
 	any=0
 	for st in $guest_steps; do want "$fl/$st" && any=1; done
@@ -168,98 +215,92 @@ for fl in stock debug; do
 		continue
 	fi
 	kenv=(--kernel "$fl" --env "VRNIC_KMOD=$REPO_DIR/build/kmod/$fl/vrnic")
-	slow=1
-	[ "$fl" = debug ] && slow=4
-
-	[ "$fl" = debug ] && guest "$fl/kunit" "${kenv[@]}" --topo one --timeout 600 \
-		--env "VRNIC_KUNIT_KO=$REPO_DIR/build/kmod/$fl/vrnic-kunit/rdma_vrnic.ko" \
-		tools/testbed/tests/kunit.sh
+	if [ "$fl" = debug ]; then
+		debug_guests
+		continue
+	fi
 	# The log scan is one script for both kernels: proving it once (and
 	# every pattern on the host, above) leaves the debug kernel's time
 	# to vrnic.
-	[ "$fl" = stock ] && expect_fail "$fl/log-scan-catches-warn" "${kenv[@]}" --topo one \
+	expect_fail "$fl/log-scan-catches-warn" "${kenv[@]}" --topo one \
 		--timeout 60 tools/testbed/tests/warn.sh
 	guest "$fl/module-load" "${kenv[@]}" --topo one --timeout 120 \
 		tools/testbed/tests/module-load.sh
-	# rxe is the reference: the stock kernel runs it.  The debug kernel
-	# is there to find vrnic's bugs, and CI's time goes to vrnic there.
-	[ "$fl" = stock ] && guest "$fl/conformance-rxe" "${kenv[@]}" --tolerate rdma_rxe \
+	# rxe is the reference, in the stock kernel only.
+	guest "$fl/conformance-rxe" "${kenv[@]}" --tolerate rdma_rxe \
 		--topo one --timeout 300 --env VRNIC_DRIVER=rxe tools/testbed/tests/conformance.sh
-	guest "$fl/conformance-vrnic" "${kenv[@]}" --topo one --timeout $((300 * slow)) \
+	guest "$fl/conformance-vrnic" "${kenv[@]}" --topo one --timeout 300 \
 		--env VRNIC_DRIVER=vrnic tools/testbed/tests/conformance.sh
-	[ "$fl" = stock ] && guest "$fl/smoke-rxe" "${kenv[@]}" --tolerate rdma_rxe \
+	guest "$fl/smoke-rxe" "${kenv[@]}" --tolerate rdma_rxe \
 		--topo two --timeout 600 --env VRNIC_DRIVER=rxe tools/testbed/tests/smoke.sh
-	guest "$fl/smoke-vrnic" "${kenv[@]}" --topo two --timeout $((600 * slow)) \
+	guest "$fl/smoke-vrnic" "${kenv[@]}" --topo two --timeout 600 \
 		--env VRNIC_DRIVER=vrnic tools/testbed/tests/smoke.sh
-	# Interop with stock rxe, both ways (the stock kernel: the debug
-	# kernel's rxe is 20x slower and adds nothing vrnic's runs do not).
-	if [ "$fl" = stock ]; then
-		guest "$fl/interop-vrnic-rxe" "${kenv[@]}" --topo two --timeout 600 \
-			--env VRNIC_DRIVER0=vrnic --env VRNIC_DRIVER1=rxe \
-			tools/testbed/tests/smoke.sh
-		guest "$fl/interop-rxe-vrnic" "${kenv[@]}" --topo two --timeout 600 \
-			--env VRNIC_DRIVER0=rxe --env VRNIC_DRIVER1=vrnic \
-			tools/testbed/tests/smoke.sh
-		# vrnic0 and vrnic1 in two namespaces joined by veth.
-		guest "$fl/netns" "${kenv[@]}" --topo one --timeout 300 \
-			tools/testbed/tests/netns.sh
-		# The conformance suite across the two drivers, both ways
-		# (rxe0 in init_net, vrnic0 in a namespace, joined by veth).
-		guest "$fl/interop-conformance" "${kenv[@]}" --tolerate rdma_rxe --topo one \
-			--timeout 600 tools/testbed/tests/interop-conformance.sh
-	fi
+	# Interop with stock rxe, both ways.
+	guest "$fl/interop-vrnic-rxe" "${kenv[@]}" --topo two --timeout 600 \
+		--env VRNIC_DRIVER0=vrnic --env VRNIC_DRIVER1=rxe \
+		tools/testbed/tests/smoke.sh
+	guest "$fl/interop-rxe-vrnic" "${kenv[@]}" --topo two --timeout 600 \
+		--env VRNIC_DRIVER0=rxe --env VRNIC_DRIVER1=vrnic \
+		tools/testbed/tests/smoke.sh
+	# vrnic0 and vrnic1 in two namespaces joined by veth.
+	guest "$fl/netns" "${kenv[@]}" --topo one --timeout 300 \
+		tools/testbed/tests/netns.sh
+	# The conformance suite across the two drivers, both ways
+	# (rxe0 in init_net, vrnic0 in a namespace, joined by veth).
+	guest "$fl/interop-conformance" "${kenv[@]}" --tolerate rdma_rxe --topo one \
+		--timeout 600 tools/testbed/tests/interop-conformance.sh
 	# Devices deleted, netdevs down, unregistered or changing MTU, a
 	# process killed, the module unloaded: all under traffic.
-	guest "$fl/teardown" "${kenv[@]}" --topo one --timeout $((900 * slow)) \
+	guest "$fl/teardown" "${kenv[@]}" --topo one --timeout 900 \
 		tools/testbed/tests/teardown.sh
 	# 1000 RC QPs with traffic, three rounds, no growth.
-	guest "$fl/load" "${kenv[@]}" --topo one --timeout $((600 * slow)) \
+	guest "$fl/load" "${kenv[@]}" --topo one --timeout 600 \
 		tools/testbed/tests/load.sh
 	# RC traffic through tc netem (loss, reorder, duplicate, corrupt, mixed),
 	# every byte verified, counters asserted: vrnic0/vrnic1 in two namespaces.
 	guest "$fl/netem-vrnic" "${kenv[@]}" --topo one \
-		--timeout $((600 * slow)) tools/testbed/tests/netem.sh
+		--timeout 600 tools/testbed/tests/netem.sh
 	# Hostile input: vrnic-fuzz at live devices under traffic (a million
 	# packets in the stock kernel, 20000 in the debug kernel).
-	guest "$fl/fuzz" "${kenv[@]}" --topo one --timeout $((900 * slow)) \
+	guest "$fl/fuzz" "${kenv[@]}" --topo one --timeout 900 \
 		tools/testbed/tests/fuzz.sh
 	# vrnicctl against a live vrnic0: dev/stats/qp/model, text and -j,
 	# errors.  A userspace tool: the kernel paths it reads and writes (the
 	# model knobs, hw_counters, rdma res) run in the debug kernel's model,
-	# bpftrace and conformance steps, so it runs in the stock kernel only.
-	[ "$fl" = stock ] && guest "$fl/vrnicctl" "${kenv[@]}" --topo one --timeout 400 \
+	# bpftrace and conformance steps.
+	guest "$fl/vrnicctl" "${kenv[@]}" --topo one --timeout 400 \
 		tools/testbed/tests/vrnicctl.sh
 	# The hardware model's pcie, dma and clock blocks under real traffic:
 	# knobs and their validation, accounting on and off, MPS, the dma
 	# tracepoint, module parameters.
-	guest "$fl/model" "${kenv[@]}" --topo one --timeout $((300 * slow)) \
+	guest "$fl/model" "${kenv[@]}" --topo one --timeout 300 \
 		tools/testbed/tests/model.sh
 	# rdma res show qp/mr/cq -dd: vrnic's driver detail, on QPs in every
-	# state with known values and under live traffic.  (Stock kernel: the
-	# fill callbacks only read; the debug run is on record in the issue.)
-	[ "$fl" = stock ] && guest "$fl/restrack" "${kenv[@]}" --topo one --timeout 300 \
+	# state with known values and under live traffic.  (The fill callbacks
+	# only read; the debug run is on record in the issue.)
+	guest "$fl/restrack" "${kenv[@]}" --topo one --timeout 300 \
 		tools/testbed/tests/restrack.sh
 	# vrnic-bench end to end (sweeps are benchmarks: three short ones here,
 	# at the points the checks read, for the tool's JSON and plots and
 	# the caches' modeled hits and misses, not for their wall-clock
 	# numbers).
-	[ "$fl" = stock ] && guest "$fl/sweeps" "${kenv[@]}" --topo one --timeout 600 \
+	guest "$fl/sweeps" "${kenv[@]}" --topo one --timeout 600 \
 		--env 'SWEEPS=mrc qpc mrreg' \
 		--env 'SWEEP_AT=mrc:8,16,32 qpc:4,8,64 mrreg:4096,65536' \
 		tools/testbed/tests/sweeps.sh
 	# The bpftrace scripts against real traffic and real errors.
-	guest "$fl/bpftrace" "${kenv[@]}" --topo one --timeout $((300 * slow)) \
+	guest "$fl/bpftrace" "${kenv[@]}" --topo one --timeout 300 \
 		tools/testbed/tests/bpftrace.sh
 	# A kernel ULP: NVMe over Fabrics (nvme-rdma host, nvmet-rdma target on
 	# null_blk), 16 MiB written, read back and compared.
-	guest "$fl/nvmeof-vrnic" "${kenv[@]}" --topo two --timeout $((300 * slow)) \
+	guest "$fl/nvmeof-vrnic" "${kenv[@]}" --topo two --timeout 300 \
 		tools/testbed/tests/nvmeof.sh
-	[ "$fl" = stock ] && guest "$fl/iommu-rxe" "${kenv[@]}" --tolerate rdma_rxe \
+	guest "$fl/iommu-rxe" "${kenv[@]}" --tolerate rdma_rxe \
 		--topo iommu --timeout 120 --env VRNIC_DRIVER=rxe tools/testbed/tests/iommu.sh
 	# vrnic behind the IOMMU: its MTTs hold IOVAs, not physical addresses.
 	# The data-path tests; the hostile, memory-protection and fault tests
 	# exercise no other DMA path and run above.
-	guest "$fl/iommu-vrnic" "${kenv[@]}" --topo iommu --timeout $((300 * slow)) \
+	guest "$fl/iommu-vrnic" "${kenv[@]}" --topo iommu --timeout 300 \
 		--env VRNIC_DRIVER=vrnic --env 'GTEST_FILTER=*-Hostile/*:MemProt/*:FaultTest.*' \
 		tools/testbed/tests/conformance.sh
 done

@@ -107,14 +107,12 @@ tb_hw_counters() {
 # tb_gid_index DEV: the index of DEV's RoCE v2 GID for the guest's IPv4
 # address (the one perftest's -x and pingpong's -g want).
 tb_gid_index() {
-	local dev=$1 d=/sys/class/infiniband/$1/ports/1 g i ip4
-	for g in "$d"/gids/*; do
-		i=${g##*/}
-		[ "$(cat "$d/gid_attrs/types/$i" 2>/dev/null)" = "RoCE v2" ] || continue
-		ip4=$(cat "$g")
-		case "$ip4" in
-		0000:0000:0000:0000:0000:ffff:*) echo "$i"; return 0 ;;
-		esac
+	local d=/sys/class/infiniband/$1/ports/1 f t
+	# The table has 1024 entries: one grep finds the IPv4 ones, rather
+	# than two processes per entry.
+	for f in $(grep -l '^0000:0000:0000:0000:0000:ffff:' "$d"/gids/* 2>/dev/null); do
+		read -r t <"$d/gid_attrs/types/${f##*/}" 2>/dev/null || continue
+		[ "$t" = "RoCE v2" ] && { echo "${f##*/}"; return 0; }
 	done
 	return 1
 }
@@ -204,6 +202,45 @@ tb_client_server() {
 			tb_result "$name" FAIL "client $rc server $src"
 		fi
 	fi
+}
+
+# tb_reset: put the guest back as boot left it, after a test (suite.sh):
+# RDMA devices deleted, their modules and the ULPs' unloaded, namespaces
+# and extra links gone, eth0 as guest-init.sh set it up, no qdisc, no trace
+# event enabled.  Fails, saying what, if a device or vrnic stays.
+tb_reset() {
+	local d i m ok=0
+	for d in /sys/class/infiniband/*; do
+		[ -e "$d" ] && rdma link delete "${d##*/}" 2>/dev/null
+	done
+	ip -all netns delete 2>/dev/null || true
+	ip -o link show | sed -n 's/^[0-9]*: \([^:@]*\)[:@].*/\1/p' | while read -r d; do
+		case "$d" in lo|eth0) ;; *) ip link delete "$d" 2>/dev/null || true ;; esac
+	done
+	tc qdisc del dev eth0 root 2>/dev/null || true
+	ip link set eth0 mtu 1500 up
+	ip addr replace "$VRNIC_IP/24" dev eth0
+	[ -n "$VRNIC_PEER_IP" ] && ip neigh replace "$VRNIC_PEER_IP" \
+		lladdr "52:54:00:00:00:0$((2 - VRNIC_HOST))" dev eth0 nud permanent
+	if [ -d /sys/kernel/tracing/events ]; then
+		echo 0 >/sys/kernel/tracing/events/enable
+		: >/sys/kernel/tracing/trace
+	fi
+	# Devices of a namespace go with it, asynchronously; ULP modules
+	# hold ib_core users.
+	for ((i = 0; i < 100; i++)); do
+		[ -z "$(ls /sys/class/infiniband 2>/dev/null)" ] && break
+		sleep 0.1
+	done
+	for m in nvme_rdma nvmet_rdma nvme_fabrics nvmet nvme_core null_blk \
+		rdma_vrnic rdma_rxe sch_netem; do
+		grep -q "^$m " /proc/modules && { rmmod "$m" || ok=1; }
+	done
+	if [ -n "$(ls /sys/class/infiniband 2>/dev/null)" ]; then
+		echo "tb_reset: RDMA devices remain: $(ls /sys/class/infiniband)" >&2
+		ok=1
+	fi
+	return $ok
 }
 
 # tb_sunreclaim: unreclaimable slab in kB (kmalloc and friends; caches

@@ -15,23 +15,35 @@ gid=$(tb_gid_index "$dev")
 T=120
 [ "$VRNIC_KERNEL" = debug ] && T=600
 
-# trace SCRIPT OUT: start bpftrace in the background; wait until attached.
+# trace SCRIPT OUT: start bpftrace in the background; wait until attached
+# (T seconds of wall clock, however slow each round of the wait).
 trace() {
 	bpftrace "tools/bpftrace/$1" >"$2" 2>&1 &
 	tpid=$!
-	local i
-	for ((i = 0; i < T * 10; i++)); do
+	local end=$((SECONDS + T))
+	while [ "$SECONDS" -lt "$end" ]; do
 		grep -q -e '^TIME' -e '^Tracing' "$2" && return 0
 		kill -0 $tpid 2>/dev/null || break
-		sleep 0.1
+		sleep 0.2
 	done
-	echo "bpftrace $1 did not attach:"; cat "$2"
+	echo "bpftrace $1 did not attach within $T s (at $(tb_uptime) s):"
+	cat "$2"
+	ps -eo pid,stat,etimes,time,wchan:24,args | grep -v ' \[' || true
+	kill -9 $tpid 2>/dev/null || true
 	return 1
 }
-# untrace: end bpftrace as Ctrl-C would, so its END block runs.
+# untrace: end bpftrace as Ctrl-C would, so its END block runs; one that
+# has not ended 30 s later is killed, and that fails the run.
 untrace() {
+	local i
 	kill -INT $tpid
-	wait $tpid || true
+	for ((i = 0; i < 150; i++)); do
+		kill -0 $tpid 2>/dev/null || { wait $tpid || true; return 0; }
+		sleep 0.2
+	done
+	echo "bpftrace did not end within 30 s of SIGINT"
+	kill -9 $tpid
+	return 1
 }
 # pingpong NAME ITERS: an ibv_rc_pingpong server and client on $dev (the
 # device talking to itself); the check NAME passes if the client did.

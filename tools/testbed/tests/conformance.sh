@@ -27,10 +27,28 @@ if [ "$drv" = vrnic ] && [ -n "$pending" ]; then
 fi
 timeout_ms=10000
 [ "$VRNIC_KERNEL" = debug ] && timeout_ms=60000
+# VRNIC_TRACE_EVENTS=1 (vrnic): every vrnic trace event is on for the run,
+# so each one's recording runs under the debug kernel's checkers where
+# make check's bpftrace step (stock kernel) does not go; the QP
+# transitions of the suite's last tests must be in the trace.
+tr=/sys/kernel/tracing
+if [ "${VRNIC_TRACE_EVENTS:-0}" = 1 ] && [ "$drv" = vrnic ]; then
+	echo 4096 >"$tr/buffer_size_kb"
+	: >"$tr/trace"
+	echo 1 >"$tr/events/vrnic/enable"
+fi
 rc=0
 "$bin" --device "$dev" --timeout-ms "$timeout_ms" \
 	--gtest_output="json:$VRNIC_OUT/conformance.json" \
 	--gtest_filter="$filter" || rc=$?
+if [ "${VRNIC_TRACE_EVENTS:-0}" = 1 ] && [ "$drv" = vrnic ]; then
+	echo 0 >"$tr/events/vrnic/enable"
+	grep -v '^#' "$tr/trace" | awk '{ n[$5]++ } END { for (e in n) print e, n[e] }' |
+		sort >"$VRNIC_OUT/trace-events.txt"
+	cat "$VRNIC_OUT/trace-events.txt"
+	tb_check "conformance/$drv/$VRNIC_KERNEL-$VRNIC_TOPO/trace-qp-state" \
+		grep -q '^qp_state: ' "$VRNIC_OUT/trace-events.txt"
+fi
 if [ -f "$VRNIC_OUT/conformance.json" ]; then
 	python3 tools/testbed/gtest-results.py "$VRNIC_OUT/conformance.json" \
 		"conformance/$drv/$VRNIC_KERNEL-$VRNIC_TOPO" >>"$VRNIC_OUT/results.txt"

@@ -14,7 +14,7 @@ T=300
 # must cover that queue, as on any link, or every QP times out and
 # retransmits into the same queue.  1 s there, perftest's 67 ms otherwise.
 UTO=14
-[ "$VRNIC_KERNEL" = debug ] && { QPS=${LOAD_QPS:-200}; T=1800; UTO=18; }
+[ "$VRNIC_KERNEL" = debug ] && { QPS=${LOAD_QPS:-100}; T=1800; UTO=18; }
 # Rounds: the objects (and, in the stock kernel, the slab) after the last
 # must be where they were after the first.  The debug kernel's leak check
 # is kmemleak (after the run), so two rounds there.
