@@ -10,12 +10,17 @@ QPS=${LOAD_QPS:-1000}
 T=300
 # The debug kernel checks every allocation: 100 QPs there (each QP's
 # objects are the same at 100 as at 1000; the stock kernel runs the
-# 1000).  It also moves data some 20 times slower, and 100 QPs x 16 WRs of 4 KiB queue for
-# seconds behind one another: the QPs' ACK timeout (-u, 4.096 us << N)
-# must cover that queue, as on any link, or every QP times out and
-# retransmits into the same queue.  1 s there, perftest's 67 ms otherwise.
-UTO=14
-[ "$VRNIC_KERNEL" = debug ] && { QPS=${LOAD_QPS:-100}; T=1800; UTO=18; }
+# 1000).  It also moves data some 20 times slower, and the WRs of all QPs
+# queue for seconds behind one another: the QPs' ACK timeout (-u, 4.096
+# us << N) must cover that queue, as on any link, or every QP times out
+# and resends into the same queue.  With 100 QPs x 16 WRITEs of 4 KiB in
+# flight (6.4 MiB) and a 1 s timeout a debug round ran 900 s without
+# ending; there each QP keeps 4 in flight (TXD, 1.6 MiB) with a 4 s
+# timeout, and a tool that outlives T fails.  After each tool the log
+# shows the requester's retransmits.  The stock kernel: 16 in flight,
+# perftest's 67 ms.
+UTO=14 TXD=16
+[ "$VRNIC_KERNEL" = debug ] && { QPS=${LOAD_QPS:-100}; T=400; UTO=20; TXD=4; }
 # Rounds: the objects (and, in the stock kernel, the slab) after the last
 # must be where they were after the first.  The debug kernel's leak check
 # is kmemleak (after the run), so two rounds there.
@@ -38,6 +43,9 @@ run() {
 		>"$VRNIC_OUT/$name.client.log" 2>&1 || rc=$?
 	wait $pid || src=$?
 	tail -n 3 "$VRNIC_OUT/$name.client.log"
+	echo "$name: done at $(tb_uptime) s;" \
+		"vrnic1 $(tb_hw_counters vrnic1 retransmits retry_exceeded_err | paste -sd' ');" \
+		"vrnic0 $(tb_hw_counters vrnic0 duplicate_request out_of_seq_request | paste -sd' ')"
 	if [ "$rc" -eq 0 ] && [ "$src" -eq 0 ]; then
 		tb_result "load/$name" PASS
 	else
@@ -46,8 +54,8 @@ run() {
 }
 
 for ((round = 1; round <= ROUNDS; round++)); do
-	run "write-bw-$QPS-qps-round$round" ib_write_bw -s 4096 -n 50 -t 16 -F -u "$UTO"
-	run "send-bw-$QPS-qps-round$round" ib_send_bw -s 1024 -n 50 -t 16 -r 32 -F -u "$UTO"
+	run "write-bw-$QPS-qps-round$round" ib_write_bw -s 4096 -n 50 -t "$TXD" -F -u "$UTO"
+	run "send-bw-$QPS-qps-round$round" ib_send_bw -s 1024 -n 50 -t "$TXD" -r 32 -F -u "$UTO"
 	echo 3 >/proc/sys/vm/drop_caches
 	sleep 2
 	echo "round $round: SUnreclaim $(tb_sunreclaim) kB; $(tb_objects)"

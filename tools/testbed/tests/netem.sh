@@ -17,11 +17,11 @@
 #               checks count: rxe is the reference for throughput, and a
 #               retry-exceeded run is reported, not failed.
 #
-# Knobs: NETEM_BYTES per op and case (default 16M, 1M in the debug kernel;
+# Knobs: NETEM_BYTES per op and case (default 8M, 1M in the debug kernel;
 # 1G for the full run),
 # NETEM_ATOMIC_BYTES (8 per atomic; default NETEM_BYTES / 64),
 # NETEM_CASES, NETEM_OPS (subsets, space separated; the debug kernel runs
-# loss5 and mixed unless told), NETEM_SIZE (64K),
+# mixed unless told), NETEM_SIZE (64K),
 # NETEM_DEPTH (16), NETEM_DEADLINE (per run watchdog, s).
 # NETEM_SOAK=SECONDS (one guest, vrnic): the long run instead of the cases:
 # the mixed case's ops over and over until SECONDS have passed, each run
@@ -32,7 +32,7 @@
 traffic=${VRNIC_BUILD:-build}/userspace/traffic/vrnic-traffic
 [ -x "$traffic" ] || { echo "$traffic is not built (make userspace)"; exit 1; }
 drv=${VRNIC_DRIVER:-vrnic}
-bytes=${NETEM_BYTES:-16M}
+bytes=${NETEM_BYTES:-8M}
 # The debug kernel moves ~0.5 MB/s under these faults: 1 MiB per op keeps it
 # in CI's budget and still takes every recovery path many times.
 [ "$VRNIC_KERNEL" = debug ] && bytes=${NETEM_BYTES:-1M}
@@ -41,12 +41,13 @@ depth=${NETEM_DEPTH:-16}
 ops=${NETEM_OPS:-send write read atomic}
 cases=${NETEM_CASES:-clean loss1 loss5 reorder duplicate corrupt mixed}
 # In the debug kernel each run spends some 25 s starting processes and
-# reading counters, more than its traffic: there two cases that between
-# them take every recovery path: heavy loss (timeouts, implied NAKs, the
-# READ window that found the retry-deferral bug) and mixed (loss,
-# reordering, duplication and corruption at once).  The stock kernel runs
-# each fault on its own.
-[ "$VRNIC_KERNEL" = debug ] && cases=${NETEM_CASES:-loss5 mixed}
+# reading counters, more than its traffic: there the mixed case alone
+# (loss, reordering, duplication and corruption at once), which takes
+# every recovery path: timeouts, sequence NAKs, duplicates, ICRC drops.
+# loss5 alone (the READ window that found the retry-deferral bug) ran
+# there too until CI's time ran short.  The stock kernel runs each fault
+# on its own.
+[ "$VRNIC_KERNEL" = debug ] && cases=${NETEM_CASES:-mixed}
 deadline=${NETEM_DEADLINE:-240}
 [ "$VRNIC_KERNEL" = debug ] && deadline=${NETEM_DEADLINE:-1200}
 port=18516

@@ -45,7 +45,7 @@ for ent in $SUITE; do
 		tb_result "suite/$t" PASS "$(tb_uptime) s"
 	else
 		[ "$rc" -eq 124 ] && rc="124 (limit of $tmo s reached)"
-		tb_result "suite/$t" FAIL "exit $rc, output in $base/$t/output.log"
+		tb_result "suite/$t" FAIL "exit $rc, output in host$VRNIC_HOST/$t/output.log"
 		rc_all=1
 	fi
 	echo "testbed: suite: $t done, exit $rc" >/dev/kmsg
