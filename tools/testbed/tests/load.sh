@@ -17,7 +17,8 @@ T=300
 # flight (6.4 MiB) and a 1 s timeout a debug round ran 900 s without
 # ending; there each QP keeps 4 in flight (TXD, 1.6 MiB) with a 4 s
 # timeout, and a tool that outlives T fails.  After each tool the log
-# shows the requester's retransmits.  The stock kernel: 16 in flight,
+# shows the devices' counters so far (the requester's retransmits, the
+# responder's duplicates).  The stock kernel: 16 in flight,
 # perftest's 67 ms.
 UTO=14 TXD=16
 [ "$VRNIC_KERNEL" = debug ] && { QPS=${LOAD_QPS:-100}; T=400; UTO=20; TXD=4; }
@@ -43,7 +44,7 @@ run() {
 		>"$VRNIC_OUT/$name.client.log" 2>&1 || rc=$?
 	wait $pid || src=$?
 	tail -n 3 "$VRNIC_OUT/$name.client.log"
-	echo "$name: done at $(tb_uptime) s;" \
+	echo "$name: done at $(tb_uptime) s; counters so far:" \
 		"vrnic1 $(tb_hw_counters vrnic1 retransmits retry_exceeded_err | paste -sd' ');" \
 		"vrnic0 $(tb_hw_counters vrnic0 duplicate_request out_of_seq_request | paste -sd' ')"
 	if [ "$rc" -eq 0 ] && [ "$src" -eq 0 ]; then
