@@ -22,6 +22,7 @@ T=300
 # perftest's 67 ms.
 UTO=14 TXD=16
 [ "$VRNIC_KERNEL" = debug ] && { QPS=${LOAD_QPS:-100}; T=400; UTO=20; TXD=4; }
+T=${LOAD_T:-$T}
 # Rounds: the objects (and, in the stock kernel, the slab) after the last
 # must be where they were after the first.  The debug kernel's leak check
 # is kmemleak (after the run), so two rounds there.
@@ -32,10 +33,36 @@ tb_netns_pair
 g0=$(tb_gid_index vrnic0)
 g1=$(tb_gid_index vrnic1)
 
+# snapshot FILE: both devices' QPs (PSNs, WQEs outstanding) and counters.
+snapshot() {
+	local ns
+	{
+		echo "== at $(tb_uptime) s"
+		for ns in ns0 ns1; do
+			ip netns exec $ns rdma -dd res show qp 2>&1
+			ip netns exec $ns rdma -dd res show cq 2>&1
+		done
+		tb_hw_counters vrnic0
+		tb_hw_counters vrnic1
+		# The tools: state, user and system ticks, where they wait.
+		for t in /proc/[0-9]*/task/[0-9]*; do
+			case $(cat "$t/comm" 2>/dev/null) in ib_*) ;; *) continue ;; esac
+			echo "task ${t#/proc/}: $(cut -d' ' -f2,3,14,15 "$t/stat")" \
+				"wchan $(cat "$t/wchan" 2>/dev/null)"
+			cat "$t/stack" 2>/dev/null
+		done
+	} >>"$1"
+}
+
 # run NAME TOOL ARGS...: TOOL's server in ns0, client in ns1, QPS QPs.
+# A tool still running 60 and 20 s before its limit leaves two snapshots
+# of the QPs in NAME.stuck.txt: what moved between them, and what did not.
 run() {
-	local name=$1 tool=$2 rc=0 src=0 i
+	local name=$1 tool=$2 rc=0 src=0 i watch
 	shift 2
+	(sleep $((T - 60)); snapshot "$VRNIC_OUT/$name.stuck.txt"
+	 sleep 40; snapshot "$VRNIC_OUT/$name.stuck.txt") &
+	watch=$!
 	ip netns exec ns0 timeout "$T" "$tool" -d vrnic0 -x "$g0" -q "$QPS" "$@" \
 		>"$VRNIC_OUT/$name.server.log" 2>&1 &
 	local pid=$!
@@ -43,6 +70,8 @@ run() {
 	ip netns exec ns1 timeout "$T" "$tool" -d vrnic1 -x "$g1" -q "$QPS" "$@" 10.97.0.1 \
 		>"$VRNIC_OUT/$name.client.log" 2>&1 || rc=$?
 	wait $pid || src=$?
+	kill $watch 2>/dev/null || true
+	wait $watch 2>/dev/null || true
 	tail -n 3 "$VRNIC_OUT/$name.client.log"
 	echo "$name: done at $(tb_uptime) s; counters so far:" \
 		"vrnic1 $(tb_hw_counters vrnic1 retransmits retry_exceeded_err | paste -sd' ');" \
@@ -54,9 +83,17 @@ run() {
 	fi
 }
 
+# Iterations a multiple of the completion moderation (-Q, which perftest
+# caps at the TX depth): perftest counts -Q WRs per completion, so with
+# 50 iterations and -Q 4 a QP's last completion counts 4 for 2 WRs.  The
+# total then reaches its end while QPs that lag still have WRs to post,
+# perftest stops polling, and those QPs wait forever for completions
+# that sit in the CQ (seen in the debug kernel: 8 of 100 QPs with 48
+# WRITEs done, 28 CQEs unread, the client spinning).
+N=48
 for ((round = 1; round <= ROUNDS; round++)); do
-	run "write-bw-$QPS-qps-round$round" ib_write_bw -s 4096 -n 50 -t "$TXD" -F -u "$UTO"
-	run "send-bw-$QPS-qps-round$round" ib_send_bw -s 1024 -n 50 -t "$TXD" -r 32 -F -u "$UTO"
+	run "write-bw-$QPS-qps-round$round" ib_write_bw -s 4096 -n $N -t "$TXD" -Q "$TXD" -F -u "$UTO"
+	run "send-bw-$QPS-qps-round$round" ib_send_bw -s 1024 -n $N -t "$TXD" -Q "$TXD" -r 32 -F -u "$UTO"
 	echo 3 >/proc/sys/vm/drop_caches
 	sleep 2
 	echo "round $round: SUnreclaim $(tb_sunreclaim) kB; $(tb_objects)"
