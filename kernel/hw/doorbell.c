@@ -127,7 +127,8 @@ bool vrnic_doorbell_ring(struct vrnic_doorbell *db, u32 mask, bool engine_busy,
 
 	ev->mode = READ_ONCE(m->knob[VRNIC_KNOB_DOORBELL_MODE]);
 	ev->wait_ns = 0;
-	now = ktime_get_ns();
+	/* Only a batch times its WQEs: no clock read per post otherwise. */
+	now = ev->mode == VRNIC_DB_BATCH ? ktime_get_ns() : 0;
 	spin_lock_irqsave(&db->lock, flags);
 	pi = db->producer(db) & mask;
 	ev->wqes = (pi - db->rung) & mask;
@@ -165,7 +166,7 @@ bool vrnic_doorbell_ring(struct vrnic_doorbell *db, u32 mask, bool engine_busy,
 		/* WQEs a batch held before the mode changed go too. */
 		ev->released = ev->wqes + db->held;
 		if (db->held)
-			ev->wait_ns = vrnic_doorbell_release(db, now);
+			ev->wait_ns = vrnic_doorbell_release(db, ktime_get_ns());
 		WRITE_ONCE(db->pi, db->rung);
 		break;
 	}

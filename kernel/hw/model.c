@@ -222,7 +222,7 @@ int vrnic_model_init(struct vrnic_model *m)
 	for (id = 0; id < VRNIC_KNOB_COUNT; id++)
 		m->knob[id] = vrnic_defaults[id];
 	vrnic_model_pcie(m, &p);
-	m->kbps = vrnic_pcie_kbps(&p);
+	m->ns_per_byte = vrnic_pcie_ns_per_byte(vrnic_pcie_kbps(&p));
 	m->cnt = alloc_percpu(struct vrnic_model_counters);
 	if (!m->cnt)
 		return -ENOMEM;
@@ -366,7 +366,7 @@ int vrnic_model_knob_store(struct vrnic_model *m, enum vrnic_knob_id id,
 	/* Every value is valid alone: readers need no lock. */
 	WRITE_ONCE(m->knob[id], v);
 	vrnic_model_pcie(m, &p);
-	WRITE_ONCE(m->kbps, vrnic_pcie_kbps(&p));
+	WRITE_ONCE(m->ns_per_byte, vrnic_pcie_ns_per_byte(vrnic_pcie_kbps(&p)));
 	if (id == VRNIC_KNOB_CLOCK_MODE) {
 		unsigned long flags;
 
@@ -453,13 +453,13 @@ bool vrnic_model_dma(struct vrnic_model *m, enum vrnic_dma_dir dir, u32 len,
 {
 	struct vrnic_pcie_xfer x = {};
 	struct vrnic_pcie p;
-	u64 kbps, up_ns, down_ns;
+	u64 q32, up_ns, down_ns;
 
 	if (likely(READ_ONCE(m->knob[VRNIC_KNOB_CLOCK_MODE]) == VRNIC_CLOCK_OFF) ||
 	    !len)
 		return false;
 	vrnic_model_pcie(m, &p);
-	kbps = READ_ONCE(m->kbps);
+	q32 = READ_ONCE(m->ns_per_byte);
 
 	if (dir == VRNIC_DMA_TO_DEVICE) {
 		vrnic_pcie_read(&p, len, &x);
@@ -475,8 +475,8 @@ bool vrnic_model_dma(struct vrnic_model *m, enum vrnic_dma_dir dir, u32 len,
 	else if (kind == VRNIC_DMA_CQE)
 		vrnic_mcnt_inc(m, VRNIC_MCNT_CQE_WRITES);
 
-	up_ns = vrnic_pcie_kbps_ns(kbps, x.bytes_up);
-	down_ns = vrnic_pcie_kbps_ns(kbps, x.bytes_down);
+	up_ns = vrnic_pcie_q32_ns(q32, x.bytes_up);
+	down_ns = vrnic_pcie_q32_ns(q32, x.bytes_down);
 	vrnic_mcnt_add(m, VRNIC_MCNT_PCIE_TLPS_UP, x.tlps_up);
 	vrnic_mcnt_add(m, VRNIC_MCNT_PCIE_TLPS_DOWN, x.tlps_down);
 	vrnic_mcnt_add(m, VRNIC_MCNT_PCIE_BYTES_UP, x.bytes_up);

@@ -131,8 +131,9 @@ enum vrnic_knob_id {
  * @gsi_qps:		of which the GSI QP (under @lock)
  * @mrc:		the MR translation cache
  * @qpc:		the QP context cache (qpc.mode host)
- * @kbps:		the PCIe link's data rate for the pcie.* knobs
- *			(vrnic_pcie_kbps(), recomputed when a knob changes)
+ * @ns_per_byte:	the PCIe link's time per byte for the pcie.* knobs,
+ *			32.32 fixed point (vrnic_pcie_ns_per_byte(),
+ *			recomputed when a knob changes)
  * @pace_lock:		guards @pace_next
  * @pace_next:		clock.mode pace: ktime_get_ns() when the modeled
  *			link has moved everything accounted so far (dilated)
@@ -147,7 +148,7 @@ struct vrnic_model {
 	u32			gsi_qps;
 	struct vrnic_cam	mrc;
 	struct vrnic_cam	qpc;
-	u64			kbps;
+	u64			ns_per_byte;
 	spinlock_t		pace_lock;	/* guards @pace_next; irqs off */
 	u64			pace_next;
 	struct vrnic_model_counters __percpu *cnt;

@@ -102,7 +102,8 @@ static u32 vrnic_pcie_tlp_overhead(const struct vrnic_pcie *p, u32 hdr)
 void vrnic_pcie_write(const struct vrnic_pcie *p, u32 len,
 		      struct vrnic_pcie_xfer *x)
 {
-	u32 tlps = DIV_ROUND_UP(len, p->mps);
+	/* MPS is a power of 2: shifts, not divisions, on the data path. */
+	u32 tlps = ((u64)len + p->mps - 1) >> ilog2(p->mps);
 
 	x->tlps_up += tlps;
 	x->bytes_up += len + (u64)tlps *
@@ -121,9 +122,11 @@ void vrnic_pcie_write(const struct vrnic_pcie *p, u32 len,
 void vrnic_pcie_read(const struct vrnic_pcie *p, u32 len,
 		     struct vrnic_pcie_xfer *x)
 {
-	u32 reqs = DIV_ROUND_UP(len, p->mrrs);
-	u32 cpls = len / p->mrrs * DIV_ROUND_UP(p->mrrs, p->mps) +
-		   DIV_ROUND_UP(len % p->mrrs, p->mps);
+	unsigned int rs = ilog2(p->mrrs), ps = ilog2(p->mps);
+	u32 reqs = ((u64)len + p->mrrs - 1) >> rs;
+	/* Completions per whole request, then for the last partial one. */
+	u32 cpls = (len >> rs) * (rs > ps ? 1U << (rs - ps) : 1) +
+		   (((len & (p->mrrs - 1)) + p->mps - 1) >> ps);
 
 	x->tlps_up += reqs;
 	x->bytes_up += (u64)reqs * vrnic_pcie_tlp_overhead(p, VRNIC_PCIE_HDR_4DW);
@@ -149,4 +152,16 @@ u64 vrnic_pcie_kbps_ns(u64 kbps, u64 bytes)
 {
 	/* ns = bits / (kbit/s) * 10^6 */
 	return div64_u64(bytes * 8 * 1000000 + kbps - 1, kbps);
+}
+
+/**
+ * vrnic_pcie_ns_per_byte - a link's time per byte, for vrnic_pcie_q32_ns()
+ * @kbps:	what vrnic_pcie_kbps() gave (at least Gen1 x1's ~1.9 Gbit/s)
+ *
+ * Return: nanoseconds per byte in 32.32 fixed point, rounded up, so that
+ * the data path multiplies where vrnic_pcie_kbps_ns() divides.
+ */
+u64 vrnic_pcie_ns_per_byte(u64 kbps)
+{
+	return div64_u64((8ULL * 1000000 << 32) + kbps - 1, kbps);
 }

@@ -17,6 +17,7 @@
 #ifndef VRNIC_HW_PCIE_H
 #define VRNIC_HW_PCIE_H
 
+#include <linux/math64.h>
 #include <linux/types.h>
 
 /* The link's configuration (the pcie.* knobs). */
@@ -54,5 +55,21 @@ void vrnic_pcie_read(const struct vrnic_pcie *p, u32 len,
 		     struct vrnic_pcie_xfer *x);
 u64 vrnic_pcie_ns(const struct vrnic_pcie *p, u64 bytes);
 u64 vrnic_pcie_kbps_ns(u64 kbps, u64 bytes);
+u64 vrnic_pcie_ns_per_byte(u64 kbps);
+
+/**
+ * vrnic_pcie_q32_ns - time @bytes occupy a link, by its time per byte
+ * @q32:	vrnic_pcie_ns_per_byte() of the link's rate
+ * @bytes:	link bytes
+ *
+ * Return: nanoseconds, rounded up: vrnic_pcie_kbps_ns(), or at most 1 ns
+ * more where the reciprocal's rounding crosses a nanosecond.
+ */
+static inline u64 vrnic_pcie_q32_ns(u64 q32, u64 bytes)
+{
+	u32 frac = bytes * q32;
+
+	return mul_u64_u64_shr(bytes, q32, 32) + (frac != 0);
+}
 
 #endif /* VRNIC_HW_PCIE_H */

@@ -127,6 +127,52 @@ static void vrnic_pcie_tlp_counts(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, x.tlps_down, 32);
 }
 
+/*
+ * The data path's shortcuts against the plain arithmetic, for every
+ * generation, width, MPS and MRRS: TLP counts by shifts equal the
+ * divisions, and link time by the 32.32 reciprocal is the divided value
+ * or 1 ns more, for lengths around every power of 2 up to 1 MiB.
+ */
+static void vrnic_pcie_fast_paths(struct kunit *test)
+{
+	struct vrnic_pcie p = {};
+	u32 i, e, d;
+
+	/* 5 generations x 5 widths x 6 MPS x 6 MRRS. */
+	for (i = 0; i < 5 * 5 * 6 * 6; i++) {
+		u64 kbps, q32;
+
+		p.gen = 1 + i / 180;
+		p.lanes = 1 << (i / 36 % 5);
+		p.mps = 128 << (i / 6 % 6);
+		p.mrrs = 128 << (i % 6);
+		kbps = vrnic_pcie_kbps(&p);
+		q32 = vrnic_pcie_ns_per_byte(kbps);
+		for (e = 0; e <= 20; e++) {
+			for (d = 0; d < 3; d++) {
+				struct vrnic_pcie_xfer w = {}, r = {};
+				u32 len = (1U << e) + d - 1;
+				u64 want, got;
+
+				if (!len)
+					continue;
+				vrnic_pcie_write(&p, len, &w);
+				KUNIT_EXPECT_EQ(test, w.tlps_up, DIV_ROUND_UP(len, p.mps));
+				vrnic_pcie_read(&p, len, &r);
+				KUNIT_EXPECT_EQ(test, r.tlps_up, DIV_ROUND_UP(len, p.mrrs));
+				KUNIT_EXPECT_EQ(test, r.tlps_down,
+						len / p.mrrs * DIV_ROUND_UP(p.mrrs, p.mps) +
+						DIV_ROUND_UP(len % p.mrrs, p.mps));
+				want = vrnic_pcie_kbps_ns(kbps, w.bytes_up);
+				got = vrnic_pcie_q32_ns(q32, w.bytes_up);
+				KUNIT_EXPECT_TRUE_MSG(test, got == want || got == want + 1,
+						      "gen %u x%u MPS %u: %llu B: %llu ns, want %llu",
+						      p.gen, p.lanes, p.mps, w.bytes_up, got, want);
+			}
+		}
+	}
+}
+
 /* 8b/10b for Gen1 and Gen2, and the Gen1 x1 DLLP interval. */
 static void vrnic_pcie_encoding(struct kunit *test)
 {
@@ -770,6 +816,7 @@ static void vrnic_model_pace(struct kunit *test)
 static struct kunit_case vrnic_model_cases[] = {
 	KUNIT_CASE_PARAM(vrnic_pcie_matches_pcie_bench, pcie_bw_gen_params),
 	KUNIT_CASE(vrnic_pcie_tlp_counts),
+	KUNIT_CASE(vrnic_pcie_fast_paths),
 	KUNIT_CASE(vrnic_pcie_encoding),
 	KUNIT_CASE(vrnic_pcie_rejects_bad_config),
 	KUNIT_CASE_PARAM(vrnic_model_knob_validation, knob_gen_params),
