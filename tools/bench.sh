@@ -11,12 +11,9 @@ cd "$(dirname "$0")/.."
 . tools/testbed/lib.sh
 
 abi=$(stock_abi)
-mod=$REPO_DIR/build/kmod/bench
-rm -rf "$mod" && mkdir -p "$mod"
-cp -r kernel "$mod/vrnic"
-make -s -C "/usr/src/linux-headers-$abi-amd64" M="$mod/vrnic" CONFIG_RDMA_VRNIC=m modules >/dev/null
+kmod=$(build_stock_module bench)
 line=$(tools/testbed/run.sh --topo two --timeout 1800 --name bench \
-	--env "VRNIC_KMOD=$mod/vrnic" --env "BENCH_ITERS=${BENCH_ITERS:-2000}" --env "BENCH_DRIVERS=${BENCH_DRIVERS:-vrnic rxe}" \
+	--env "VRNIC_KMOD=$kmod" --env "BENCH_ITERS=${BENCH_ITERS:-2000}" --env "BENCH_DRIVERS=${BENCH_DRIVERS:-vrnic rxe}" \
 	tools/testbed/tests/bench.sh | tail -n1) || true
 run=${line##*: }
 res=$run/host1/bench.txt

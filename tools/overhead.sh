@@ -12,12 +12,9 @@ cd "$(dirname "$0")/.."
 . tools/testbed/lib.sh
 
 abi=$(stock_abi)
-mod=$REPO_DIR/build/kmod/overhead
-rm -rf "$mod" && mkdir -p "$mod"
-cp -r kernel "$mod/vrnic"
-make -s -C "/usr/src/linux-headers-$abi-amd64" M="$mod/vrnic" CONFIG_RDMA_VRNIC=m modules >/dev/null
+kmod=$(build_stock_module overhead)
 line=$(tools/testbed/run.sh --topo one --timeout 1800 --name overhead \
-	--env "VRNIC_KMOD=$mod/vrnic" --env "OVH_PAIRS=${OVH_PAIRS:-20}" --env "OVH_INT=${OVH_INT:-2}" \
+	--env "VRNIC_KMOD=$kmod" --env "OVH_PAIRS=${OVH_PAIRS:-20}" --env "OVH_INT=${OVH_INT:-2}" \
 	tools/testbed/tests/overhead.sh | tail -n1) || true
 run=${line##*: }
 res=$run/host0/overhead-summary.txt
