@@ -268,12 +268,14 @@ static void __exit vrnic_exit(void)
 	struct vrnic_dev *vdev;
 
 	rdma_link_unregister(&vrnic_link_ops);
-	unregister_netdevice_notifier(&vrnic_netdev_nb);
 
 	/*
 	 * Unregister our devices one at a time, never rxe's.  A device whose
 	 * unregistration is already queued (its netdev went away) leaves the
-	 * list from dealloc_driver; wait for that.
+	 * list from dealloc_driver; wait for that.  The netdev notifier stays
+	 * until they are gone: unregistering it replays NETDEV_UNREGISTER for
+	 * every netdev, which would take a live device's sockets away under
+	 * its traffic.
 	 */
 	for (;;) {
 		bool got = false;
@@ -291,6 +293,7 @@ static void __exit vrnic_exit(void)
 		else
 			msleep(20);
 	}
+	unregister_netdevice_notifier(&vrnic_netdev_nb);
 	vrnic_net_exit();
 	vrnic_fault_exit();
 	vrnic_icrc_exit();

@@ -32,13 +32,15 @@
  * struct vrnic_net - per network namespace state
  * @lock:	serialises @users and socket creation
  * @users:	vrnic devices whose netdev lives in this namespace
- * @sk4, @sk6:	the UDP 4791 sockets while @users > 0
+ * @sk4, @sk6:	the UDP 4791 sockets while @users > 0; the transmit path
+ *		reads them under RCU, and the last put waits for it
+ *		before it releases them
  */
 struct vrnic_net {
-	struct mutex	lock;	/* guards users, sk4, sk6 */
-	unsigned int	users;
-	struct socket	*sk4;
-	struct socket	*sk6;
+	struct mutex		lock;	/* guards users; writers of sk4, sk6 */
+	unsigned int		users;
+	struct socket __rcu	*sk4;
+	struct socket __rcu	*sk6;
 };
 
 static unsigned int vrnic_net_id;
@@ -130,8 +132,8 @@ int vrnic_net_get(struct vrnic_dev *vdev)
 			goto fail;
 		}
 	}
-	vn->sk4 = s4;
-	vn->sk6 = s6;
+	rcu_assign_pointer(vn->sk4, s4);
+	rcu_assign_pointer(vn->sk6, s6);
 	goto out;
 fail:
 	vn->users--;
@@ -142,17 +144,24 @@ out:
 	return err;
 }
 
+/*
+ * The last device of the namespace lets go: the sockets go once no
+ * transmit still uses them (a QP's work may be sending while the netdev
+ * leaves the namespace, or while the module goes).  Context: process.
+ */
 void vrnic_net_put(struct vrnic_dev *vdev)
 {
 	struct vrnic_net *vn = vrnic_pernet(vdev->net);
+	struct socket *s4, *s6;
 
 	mutex_lock(&vn->lock);
 	if (!--vn->users) {
-		udp_tunnel_sock_release(vn->sk4);
-		if (vn->sk6)
-			udp_tunnel_sock_release(vn->sk6);
-		vn->sk4 = NULL;
-		vn->sk6 = NULL;
+		s4 = rcu_replace_pointer(vn->sk4, NULL, lockdep_is_held(&vn->lock));
+		s6 = rcu_replace_pointer(vn->sk6, NULL, lockdep_is_held(&vn->lock));
+		synchronize_net();
+		udp_tunnel_sock_release(s4);
+		if (s6)
+			udp_tunnel_sock_release(s6);
 	}
 	mutex_unlock(&vn->lock);
 }
@@ -209,9 +218,11 @@ static int vrnic_xmit4(struct vrnic_dev *vdev, struct sk_buff *skb,
 	struct net *net = dev_net(vdev->ndev);
 	struct vrnic_net *vn = vrnic_pernet(net);
 	struct flowi4 fl = {};
+	struct socket *sock;
 	struct rtable *rt;
 	struct iphdr *iph;
 	__be32 saddr, daddr;
+	int err;
 
 	saddr = *(__be32 *)&grh->sgid_attr->gid.raw[12];
 	daddr = *(__be32 *)&grh->dgid.raw[12];
@@ -260,8 +271,11 @@ static int vrnic_xmit4(struct vrnic_dev *vdev, struct sk_buff *skb,
 		return 0;
 	}
 	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
-	return ip_local_out(net, vn->sk4 ? vn->sk4->sk : NULL, skb) < 0 ?
-	       -EIO : 0;
+	rcu_read_lock();
+	sock = rcu_dereference(vn->sk4);
+	err = ip_local_out(net, sock ? sock->sk : NULL, skb);
+	rcu_read_unlock();
+	return err < 0 ? -EIO : 0;
 }
 
 static int vrnic_xmit6(struct vrnic_dev *vdev, struct sk_buff *skb,
@@ -273,17 +287,19 @@ static int vrnic_xmit6(struct vrnic_dev *vdev, struct sk_buff *skb,
 	struct flowi6 fl = {};
 	struct dst_entry *dst;
 	struct ipv6hdr *ip6h;
+	struct socket *sock;
 	bool local;
+	int err;
 
-	if (!vn->sk6) {
-		kfree_skb(skb);
-		return -EAFNOSUPPORT;
-	}
 	fl.flowi6_oif = vdev->ndev->ifindex;
 	fl.flowi6_proto = IPPROTO_UDP;
 	memcpy(&fl.saddr, grh->sgid_attr->gid.raw, sizeof(fl.saddr));
 	memcpy(&fl.daddr, grh->dgid.raw, sizeof(fl.daddr));
-	dst = ipv6_stub->ipv6_dst_lookup_flow(net, vn->sk6->sk, &fl, NULL);
+	rcu_read_lock();
+	sock = rcu_dereference(vn->sk6);
+	dst = sock ? ipv6_stub->ipv6_dst_lookup_flow(net, sock->sk, &fl, NULL) :
+		     ERR_PTR(-EAFNOSUPPORT);
+	rcu_read_unlock();
 	if (IS_ERR(dst)) {
 		kfree_skb(skb);
 		return PTR_ERR(dst);
@@ -319,7 +335,16 @@ static int vrnic_xmit6(struct vrnic_dev *vdev, struct sk_buff *skb,
 		return 0;
 	}
 	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
-	return ip6_local_out(net, vn->sk6->sk, skb) < 0 ? -EIO : 0;
+	rcu_read_lock();
+	sock = rcu_dereference(vn->sk6);
+	if (sock) {
+		err = ip6_local_out(net, sock->sk, skb);
+	} else {
+		kfree_skb(skb);		/* the namespace's last device went */
+		err = -ENETDOWN;
+	}
+	rcu_read_unlock();
+	return err < 0 ? -EIO : 0;
 }
 
 /* IPv4 or IPv6 as the source GID is. */
