@@ -363,20 +363,26 @@ void vrnic_comp_rx(struct vrnic_qp *qp, struct sk_buff *skb)
 
 	if (qp->ibqp.qp_type != IB_QPT_RC)
 		goto drop;
-	/*
-	 * Ignore responses for PSNs we have not sent, or for PSNs already
-	 * acknowledged (IBA 9.7.5.1.1: ghosts and stale duplicates), and
-	 * AETH syndromes the IBA reserves.
-	 */
-	if (!vrnic_psn_before(pkt->psn, qp->req.psn) ||
-	    vrnic_psn_before(pkt->psn, qp->comp.una) ||
-	    (syndrome & VRNIC_AETH_RESV) ||
+	/* AETH syndromes the IBA reserves. */
+	if ((syndrome & VRNIC_AETH_RESV) ||
 	    (syndrome & VRNIC_AETH_TYPE_MASK) == VRNIC_AETH_RESERVED_TYPE ||
 	    ((syndrome & VRNIC_AETH_TYPE_MASK) == VRNIC_AETH_NAK &&
 	     syndrome > VRNIC_AETH_NAK_REM_OP_ERR))
 		goto drop;
-
+	/*
+	 * The responder is answering, if only requests we asked twice: the
+	 * timer waits for it a while (vrnic_comp_timeout()).
+	 */
 	qp->comp.heard = true;
+	/*
+	 * Ignore responses for PSNs we have not sent (since a rewind), or
+	 * for PSNs already acknowledged (IBA 9.7.5.1.1: ghosts and stale
+	 * duplicates).
+	 */
+	if (!vrnic_psn_before(pkt->psn, qp->req.psn) ||
+	    vrnic_psn_before(pkt->psn, qp->comp.una))
+		goto drop;
+
 	if ((syndrome & VRNIC_AETH_TYPE_MASK) != VRNIC_AETH_ACK) {
 		vrnic_comp_nak(qp, syndrome, pkt->psn);
 	} else if (pkt->flags & (VRNIC_OPF_READ_RESP | VRNIC_OPF_ATOMIC_ACK)) {

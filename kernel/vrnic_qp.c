@@ -21,7 +21,10 @@
 #include "vrnic_trace.h"
 #include "vrnic_verbs.h"
 
-/* Rounds of the QP's work before it yields the CPU and requeues. */
+/*
+ * Rounds of the QP's work before it requeues; it stops sooner when the
+ * CPU is wanted (vrnic_qp_engines()).
+ */
 #define VRNIC_WORK_ROUNDS	64
 #define VRNIC_WORK_PKTS		32
 #define VRNIC_DOORBELL_ROUNDS	2	/* in the poster's system call */
@@ -280,6 +283,16 @@ static bool vrnic_qp_resp_paced(struct vrnic_qp *qp)
  * ACK to the work (the receive softirq's lone packets: the work, woken
  * once, answers all that arrived meanwhile).  Return: true if there is
  * more to do.
+ *
+ * The engines stop early, with more to do, when the scheduler wants the
+ * CPU: the work requeues and its worker yields between items.  A round's
+ * budget counts packets taken, and a READ request taken sends up to 16
+ * responses, so a worker (WQ_HIGHPRI, nice -20) answering a queue of
+ * READs could otherwise hold its CPU for a long time under a slow
+ * kernel, and with it ksoftirqd, which carries that CPU's packets in
+ * both directions once it is awake: the requester then heard nothing,
+ * its timer expired again and again, and it gave up (retry exceeded)
+ * with its responses queued behind the worker.
  */
 static bool vrnic_qp_engines(struct vrnic_qp *qp, unsigned int rounds,
 			     bool defer_ack)
@@ -309,8 +322,11 @@ static bool vrnic_qp_engines(struct vrnic_qp *qp, unsigned int rounds,
 			else
 				vrnic_comp_rx(qp, skb);
 			busy = true;
-			/* An error stops the QP: nothing after it executes. */
-			if (READ_ONCE(qp->state) == IB_QPS_ERR)
+			/*
+			 * An error stops the QP: nothing after it executes.
+			 * A CPU wanted elsewhere stops the round early.
+			 */
+			if (READ_ONCE(qp->state) == IB_QPS_ERR || need_resched())
 				break;
 		}
 		if (READ_ONCE(qp->state) == IB_QPS_ERR)
@@ -327,7 +343,7 @@ static bool vrnic_qp_engines(struct vrnic_qp *qp, unsigned int rounds,
 			vrnic_comp_timeout(qp);
 		if (vrnic_req_run(qp, VRNIC_WORK_PKTS))
 			busy = true;
-		if (!busy)
+		if (!busy || need_resched())
 			break;
 	}
 	return busy || qp->resp.ack_pending;
