@@ -35,9 +35,12 @@ struct vrnic_cam_entry {
  * @buckets:	tag hash
  * @lru:	entries in use, most recently used first
  * @free:	entries not in use
+ * @mru:	the tag at the head of @lru, or VRNIC_CAM_NO_TAG; written
+ *		under @lock, read without it (vrnic_cam_lookup())
  */
 struct vrnic_cam {
 	spinlock_t		lock;	/* guards the cache; irqs off */
+	u32			mru;
 	u32			entries;
 	u32			mask;
 	struct vrnic_cam_entry	*e;
@@ -45,6 +48,9 @@ struct vrnic_cam {
 	struct list_head	lru;
 	struct list_head	free;
 };
+
+/* Tags are MPT indexes and QPNs, 24 bits: this one is never used. */
+#define VRNIC_CAM_NO_TAG	U32_MAX
 
 enum vrnic_cam_result {
 	VRNIC_CAM_HIT,

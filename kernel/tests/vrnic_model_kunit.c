@@ -324,6 +324,7 @@ static void vrnic_mrc_lru(struct kunit *test)
 		{ 1, VRNIC_CAM_HIT },		/* LRU now 2, then 3, then 1 */
 		{ 4, VRNIC_CAM_EVICT },		/* 2 out */
 		{ 3, VRNIC_CAM_HIT },
+		{ 3, VRNIC_CAM_HIT },		/* the MRU again: nothing moves */
 		{ 2, VRNIC_CAM_EVICT },		/* 1 out */
 		{ 4, VRNIC_CAM_HIT }, { 3, VRNIC_CAM_HIT }, { 2, VRNIC_CAM_HIT },
 		{ 1, VRNIC_CAM_EVICT },		/* 4 out */
@@ -354,10 +355,14 @@ static void vrnic_mrc_invalidate_resize(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vrnic_cam_used(&c), 1);
 	KUNIT_EXPECT_EQ(test, vrnic_cam_lookup(&c, 7), VRNIC_CAM_MISS);
 	KUNIT_EXPECT_EQ(test, vrnic_cam_lookup(&c, 8), VRNIC_CAM_HIT);
+	/* The most recently used entry invalidated: it misses too. */
+	vrnic_cam_invalidate(&c, 8);
+	KUNIT_EXPECT_EQ(test, vrnic_cam_lookup(&c, 8), VRNIC_CAM_MISS);
 
 	/* Cycling 8 keys through 4 entries misses every time (LRU). */
 	KUNIT_ASSERT_EQ(test, vrnic_cam_resize(&c, 4), 0);
 	KUNIT_EXPECT_EQ(test, vrnic_cam_used(&c), 0);
+	KUNIT_EXPECT_EQ(test, vrnic_cam_lookup(&c, 8), VRNIC_CAM_MISS);
 	misses = 0;
 	for (round = 0; round < 4; round++)
 		for (tag = 0; tag < 8; tag++)

@@ -302,34 +302,34 @@ tb_check model/trace-dma-cqe grep -Eq 'dma: vrnic1 write cqe' "$tr/trace"
 # sent again is counted again, up to twice as much.)  Paced, the op must
 # take at least (most of) its modeled link time x the dilation, clearly
 # longer than unpaced, and the paced device must have waited for its link.
+# timed OP DEV NAME: one 4 MiB OP, checked as NAME; sets $secs (wall
+# clock) and $link_ns (DEV's modeled link time) for it.
+timed() {
+	local n0 rc=0
+	n0=$(cnt "$2" model_pcie_down_ns)
+	traffic "$1" 4M || rc=$?
+	tb_check "$3" test "$rc" -eq 0
+	[ "$rc" -eq 0 ] || return 1
+	secs=$(jq -r '."elapsed-s"' "$VRNIC_OUT/model-client.json")
+	sleep 0.1
+	link_ns=$(($(cnt "$2" model_pcie_down_ns) - n0))
+}
 # pace OP DEV WHOSE: one op of 4 MiB, DEV being the device whose link paces.
 pace() {
-	local op=$1 dev=$2 whose=$3 n0 w0 fast fast_ns dil paced link_ns waits rc=0
+	local op=$1 dev=$2 whose=$3 w0 fast fast_ns dil waits secs link_ns
 	setk clock.mode account
-	n0=$(cnt "$dev" model_pcie_down_ns)
-	traffic "$op" 4M || rc=$?
-	tb_check "model/pace-$op-unpaced" test "$rc" -eq 0
-	[ "$rc" -eq 0 ] || return 0
-	fast=$(elapsed)
-	sleep 0.1
-	fast_ns=$(($(cnt "$dev" model_pcie_down_ns) - n0))
+	timed "$op" "$dev" "model/pace-$op-unpaced" || return 0
+	fast=$secs fast_ns=$link_ns
 	dil=$(python3 -c "print(min(100000, max(10000, int(3 * $fast * 1e9 / 320000) + 1)))")
 	setk clock.dilation "$dil"
 	setk clock.mode pace
-	n0=$(cnt "$dev" model_pcie_down_ns)
 	w0=$(cnt "$dev" model_pace_waits)
-	traffic "$op" 4M || rc=$?
-	tb_check "model/pace-$op-traffic" test "$rc" -eq 0
-	[ "$rc" -eq 0 ] || return 0
-	paced=$(elapsed)
-	sleep 0.1
-	link_ns=$(($(cnt "$dev" model_pcie_down_ns) - n0))
+	timed "$op" "$dev" "model/pace-$op-traffic" || return 0
 	waits=$(($(cnt "$dev" model_pace_waits) - w0))
-	echo "4 MiB $op: account $fast s ($whose link ${fast_ns} ns modeled); pace x$dil $paced s ($whose link ${link_ns} ns modeled, x$dil = $((link_ns * dil / 1000000)) ms; $waits $whose waits)"
+	echo "4 MiB $op: account $fast s ($whose link ${fast_ns} ns modeled); pace x$dil $secs s ($whose link ${link_ns} ns modeled, x$dil = $((link_ns * dil / 1000000)) ms; $waits $whose waits)"
 	tb_check "model/pace-$op-waits" test "$waits" -gt 0
-	tb_check "model/pace-$op-holds-to-model" python3 -c "import sys; sys.exit(not ($paced * 1e9 >= 0.8 * $link_ns * $dil and $paced > 1.5 * $fast))"
+	tb_check "model/pace-$op-holds-to-model" python3 -c "import sys; sys.exit(not ($secs * 1e9 >= 0.8 * $link_ns * $dil and $secs > 1.5 * $fast))"
 }
-elapsed() { jq -r '."elapsed-s"' "$VRNIC_OUT/model-client.json"; }
 # A WRITE: the requester (vrnic1) reads the payload on its link.
 pace write vrnic1 requester
 # A READ: the responder (vrnic0) reads the payload on its link and answers
