@@ -16,7 +16,7 @@ abi=$(stock_abi)
 kmod=$(build_stock_module overhead)
 line=$(tools/testbed/run.sh --topo one --smp "${OVH_SMP:-1}" --timeout 1800 --name overhead \
 	--env "VRNIC_KMOD=$kmod" --env "OVH_PAIRS=${OVH_PAIRS:-20}" --env "OVH_INT=${OVH_INT:-2}" \
-	--env "OVH_WORKLOADS=${OVH_WORKLOADS:-write_64k write_64 send_lat_64}" \
+	--env "OVH_WORKLOADS=${OVH_WORKLOADS:-}" \
 	tools/testbed/tests/overhead.sh | tail -n1) || true
 run=${line##*: }
 res=$run/host0/overhead-summary.txt

@@ -19,13 +19,19 @@
 # and the 64 B WRITE pairs spread from 0.5 to 1.35.
 #
 # Workloads: 64 KiB WRITEs (bandwidth), 64 B WRITEs (message rate) and
-# 64 B SEND ping-pong (latency: packets per second are round trips; it
-# sleeps on CQ events, as two busy-polling processes cannot share one
-# vCPU round trip by round trip).
+# 64 B SEND ping-pong (latency: packets per second are round trips; on
+# CQ events, see below).
 # Writes $VRNIC_OUT/overhead.txt: "workload pair off_pps account_pps".
 # OVH_PAIRS (default 20) pairs of OVH_INT (default 2) second intervals;
 # OVH_WORKLOADS (default all three) picks workloads.
 . tools/testbed/guest-lib.sh
+WORKLOADS=${OVH_WORKLOADS:-write_64k write_64 send_lat_64}
+for w in $WORKLOADS; do
+	case $w in
+	write_64k | write_64 | send_lat_64) ;;
+	*) echo "OVH_WORKLOADS: unknown workload '$w'; pick from write_64k write_64 send_lat_64"; exit 1 ;;
+	esac
+done
 PAIRS=${OVH_PAIRS:-20}
 INT=${OVH_INT:-2}
 out=$VRNIC_OUT/overhead.txt
@@ -95,7 +101,6 @@ measure() {
 	port=$((port + 1))
 }
 
-WORKLOADS=${OVH_WORKLOADS:-write_64k write_64 send_lat_64}
 for w in $WORKLOADS; do
 	case $w in
 	write_64k) measure write_64k ib_write_bw -s 65536 ;;
@@ -103,7 +108,6 @@ for w in $WORKLOADS; do
 	# -e: a lone vCPU cannot carry two busy-polling processes
 	# round trip by round trip; they sleep on CQ events instead.
 	send_lat_64) measure send_lat_64 ib_send_lat -s 64 -e ;;
-	*) echo "unknown workload $w" ;;
 	esac
 done
 
