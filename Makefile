@@ -3,8 +3,12 @@
 # vrnic top level.
 #   make          build the module (against Debian 12's 6.1 headers) and the
 #                 userspace tools and tests
-#   make check    install what is needed, build, run every test (host and
-#                 guests); ends with "N passed, N failed"
+#   make check    install what is needed, build, run every kind of test (host
+#                 and guests, stock and debug kernel) at CI's sizes; ends
+#                 with "N passed, N failed, N skipped"
+#   make check-quick  the inner loop: build, host tests, KUnit, conformance
+#                 and smoke on vrnic
+#   make check-full   every test at its full size
 #   make demo     the driver demo between two guests (arrives with the driver)
 #   make sweeps   the hardware model's sweeps, plots in Documentation/sweeps/
 #   make install  install what make built (module, vrnicctl, vrnic-bench, bpftrace scripts,
@@ -35,15 +39,28 @@ module: deps
 VRNIC_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/vrnic
 CCACHE := $(shell command -v ccache 2>/dev/null)
 CCACHE_DIR ?= $(VRNIC_CACHE)/ccache
-export CCACHE_DIR
+# Paths relative to the checkout and no working directory in the hash: a
+# clone in another folder (CI's) hits what an earlier clone compiled.
+CCACHE_BASEDIR ?= $(CURDIR)
+CCACHE_NOHASHDIR ?= 1
+export CCACHE_DIR CCACHE_BASEDIR CCACHE_NOHASHDIR
 
 userspace: deps
 	cmake -S userspace -B $(BUILD)/userspace -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 		$(if $(CCACHE),-DCMAKE_CXX_COMPILER_LAUNCHER=$(CCACHE)) >/dev/null
 	cmake --build $(BUILD)/userspace -j $(JOBS)
 
+# Three tiers of one runner (tools/check.sh says what each runs):
+# check-quick after each change, check (CI) and check-full before an
+# issue that changes kernel code is resolved.
 check: deps
-	@tools/check.sh
+	@TIER=check tools/check.sh
+
+check-quick: deps
+	@TIER=quick tools/check.sh
+
+check-full: deps
+	@TIER=full tools/check.sh
 
 demo: deps
 	@tools/demo.sh
@@ -128,5 +145,5 @@ dkms-source:
 		--exclude=.tmp_versions -cf - . | tar -C $(dkms_src)/kernel --no-same-owner -xf -
 	@echo "staged $(dkms_src); next: dkms install vrnic/$(VRNIC_VERSION)"
 
-.PHONY: all deps module userspace check demo sweeps clean install install-module \
+.PHONY: all deps module userspace check check-quick check-full demo sweeps clean install install-module \
 	install-tools install-data uninstall dkms-source

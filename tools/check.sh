@@ -1,22 +1,55 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# make check: build everything, run the host tests, then the guest suites in
-# the stock and the debug kernel.  Every test case is one line in
-# build/check/results.txt; the last line printed is "N passed, N failed".
+# make check-quick / make check / make check-full (TIER=quick|check|full):
+# build everything, run the host tests, then the guest suites in the stock
+# and the debug kernel.  Every test case is one line in
+# build/check/results.txt; the last line printed is "N passed, N failed,
+# N skipped".
+#
+#   quick  the inner loop: the builds, the host tests (no DKMS or in-tree
+#          build), KUnit (debug kernel), conformance and smoke on vrnic in
+#          the stock kernel.
+#   check  what .ci/run runs: every kind of test, at smaller sizes than
+#          full (fewer QPs, packets and bytes; the debug kernel runs KUnit,
+#          conformance, teardown, netem and fuzz in one boot).  The debug
+#          kernel is built (or taken from the cache) while the stock
+#          kernel's steps run, and the debug kernel's guest runs beside the
+#          stock ones: two lanes, one for each kernel.
+#   full   every test at its full size, the debug kernel's too (its
+#          smoke, netns, model, load and NVMe-oF), one lane after the
+#          other.  CHECK_SOAK=1 adds netem's 10-minute soak,
+#          CHECK_NETEM_BYTES=1G the 1 GiB-per-case netem switch.
+#
+# Every step has a time budget (about twice what it took on the 2-core
+# machine); a step over its budget is a failure, "budget/<step>", with
+# its time.  The summary lists the ten slowest steps (build/check/steps.txt
+# holds them all).
 #
 # CHECK_ONLY=<regex> runs only the steps whose name matches (for example
-# CHECK_ONLY=stock); CHECK_SKIP=<regex> leaves steps out.
+# CHECK_ONLY=stock); CHECK_SKIP=<regex> leaves steps out; CHECK_LANES=1
+# runs the two lanes one after the other.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 . tools/testbed/lib.sh
+
+tier=${TIER:-check}
+case "$tier" in
+quick|check|full) ;;
+*) echo "TIER=$tier: use quick, check or full" >&2; exit 2 ;;
+esac
+lanes=${CHECK_LANES:-2}
+[ "$tier" = full ] && lanes=${CHECK_LANES:-1}
 
 out=$REPO_DIR/build/check
 rm -rf "$out"
 mkdir -p "$out"
 results=$out/results.txt
+steps=$out/steps.txt
 : >"$results"
+: >"$steps"
 t0=$(date +%s)
+lane=main
 
 want() {
 	[ -n "${CHECK_ONLY:-}" ] && ! [[ $1 =~ $CHECK_ONLY ]] && return 1
@@ -30,16 +63,95 @@ record() { # STATUS NAME [DETAIL]
 }
 step() { echo "== $* ($(( $(date +%s) - t0 )) s)"; }
 
+# --- budgets ----------------------------------------------------------------
+# budget NAME: the step's limit in seconds for this tier (about twice its
+# time on the 2-core machine, in CI's conditions: the two lanes side by
+# side).  A step that has none here gets 600 s.
+declare -A budget_check=(
+	[build/module-stock]=180 [build/userspace]=900
+	[host/scan-log]=60 [host/install]=300 [host/ctest]=120 [host/intree]=600
+	[build/kmod-stock]=240 [build/kmod-debug]=300
+	[build/debug-kernel]=1800
+	[stock/log-scan-catches-warn]=60 [stock/conformance-rxe]=240
+	[stock/one]=1500 [stock/module-load]=90 [stock/conformance]=240
+	[stock/netns]=120 [stock/teardown]=300 [stock/load]=240
+	[stock/netem]=400 [stock/fuzz]=240 [stock/vrnicctl]=200
+	[stock/model]=240 [stock/restrack]=150 [stock/sweeps]=240
+	[stock/bpftrace]=240
+	[stock/interop-conformance]=240
+	[stock/two]=600 [stock/smoke]=300 [stock/nvmeof]=200
+	[stock/interop-vrnic-rxe]=300 [stock/interop-rxe-vrnic]=300
+	[stock/iommu-rxe]=90 [stock/iommu-vrnic]=240
+	[stock/conformance-vrnic]=240 [stock/smoke-vrnic]=300
+	[debug/one]=1800 [debug/kunit]=360 [debug/conformance]=600
+	[debug/teardown]=600 [debug/netem]=400 [debug/fuzz]=400
+)
+declare -A budget_full=(
+	[stock/one]=5400 [stock/teardown]=600 [stock/load]=900
+	[stock/netem]=900 [stock/fuzz]=1200 [stock/two]=1200
+	[stock/smoke]=600 [stock/smoke-rxe]=600
+	[stock/interop-vrnic-rxe]=600 [stock/interop-rxe-vrnic]=600
+	[stock/interop-conformance]=600 [stock/netem-soak]=900
+	[debug/one-a]=3200 [debug/one-b]=3900 [debug/two]=1200
+	[debug/nvmeof-vrnic]=1200 [debug/module-load]=240
+	[debug/conformance]=900 [debug/teardown]=1200 [debug/netns]=600
+	[debug/netem]=900 [debug/fuzz]=1200 [debug/model]=900
+	[debug/load]=600 [debug/smoke]=900
+)
+budget() {
+	local b=""
+	[ "$tier" = full ] && b=${budget_full[$1]:-}
+	[ -n "$b" ] || b=${budget_check[$1]:-600}
+	echo "$b"
+}
+# timed NAME CMD...: run CMD as step NAME; its time goes to steps.txt, and
+# over its budget it is a failure.
+timed() {
+	local name=$1 s rc=0 b el
+	shift
+	s=$(date +%s)
+	"$@" || rc=$?
+	el=$(( $(date +%s) - s ))
+	b=$(budget "$name")
+	echo "$el $name $b $lane" >>"$steps"
+	if [ "$el" -gt "$b" ]; then
+		record FAIL "budget/$name" "took $el s, budget $b s"
+	fi
+	return $rc
+}
+
 # --- build ----------------------------------------------------------------
-step "build"
 abi=$(stock_abi)
 stock_kdir=/usr/src/linux-headers-$abi-amd64
-if make -s module KDIR="$stock_kdir" >"$out/module-stock.log" 2>&1; then
+
+# The debug kernel takes longest to make: in check and full it is built
+# (or found in the cache) in the background from the start, while the
+# stock kernel's side builds and runs.
+debug_wanted=0
+for st in kunit module-load conformance teardown netns netem fuzz model load \
+	smoke nvmeof one one-a one-b two nvmeof-vrnic intree; do
+	want "debug/$st" && debug_wanted=1
+done
+dk_pid=""
+if [ "$debug_wanted" -eq 1 ]; then
+	step "debug kernel (cached under $VRNIC_CACHE/debug-kernel), in the background"
+	( s=$(date +%s)
+	  if tools/testbed/prepare-kernel.sh debug >"$out/debug-kernel.path" \
+		2>"$out/debug-kernel.log"; then rc=0; else rc=1; fi
+	  echo "$(( $(date +%s) - s )) build/debug-kernel $(budget build/debug-kernel) debug" >>"$steps"
+	  echo "$rc" >"$out/debug-kernel.rc" ) &
+	dk_pid=$!
+fi
+
+step "build"
+mk_module() { make -s module KDIR="$stock_kdir" >"$out/module-stock.log" 2>&1; }
+mk_userspace() { make -s userspace >"$out/userspace.log" 2>&1; }
+if timed build/module-stock mk_module; then
 	record PASS build/module-stock
 else
 	record FAIL build/module-stock "$out/module-stock.log"
 fi
-if make -s userspace >"$out/userspace.log" 2>&1; then
+if timed build/userspace mk_userspace; then
 	record PASS build/userspace
 else
 	record FAIL build/userspace "$out/userspace.log"
@@ -67,43 +179,67 @@ kmod_build() {
 
 # --- host tests -------------------------------------------------------------
 step "host tests"
-if tools/testbed/tests/host/scan-log-test.sh >"$out/host-scan-log.log" 2>&1; then
+if timed host/scan-log tools/testbed/tests/host/scan-log-test.sh \
+	>"$out/host-scan-log.log" 2>&1; then
 	record PASS host/testbed-scan-log
 else
 	record FAIL host/testbed-scan-log "$out/host-scan-log.log"
 fi
-# make install into a staging tree, dkms confined to a temporary tree, and
-# kernel/ built in tree as drivers/infiniband/sw/vrnic (the debug kernel's
-# source, so not with CHECK_ONLY=stock).
-parts="install dkms"
-want debug/intree && parts+=" intree"
-if INSTALL_TEST_PARTS=$parts tools/testbed/tests/host/install-test.sh \
+# make install into a staging tree and dkms confined to a temporary tree
+# (not in quick); the in-tree build (kernel/ as drivers/infiniband/sw/vrnic
+# in the debug kernel's source) runs in the debug lane, once that kernel
+# is there.
+parts="install"
+[ "$tier" != quick ] && parts+=" dkms"
+if INSTALL_TEST_PARTS=$parts timed host/install tools/testbed/tests/host/install-test.sh \
 	>"$out/host-install.log" 2>&1; then
 	record PASS host/install
 else
 	record FAIL host/install "$out/host-install.log"
 fi
-if [ -f build/userspace/CTestTestfile.cmake ]; then
+# The host's unit tests (ctest): every case a result, and as many as
+# ctest lists.
+host_ctest() {
+	local want_n
+	if ! [ -f build/userspace/CTestTestfile.cmake ]; then
+		record FAIL host/ctest "build/userspace has no tests: see $out/userspace.log"
+		return 0
+	fi
+	want_n=$(ctest --test-dir build/userspace -N 2>/dev/null | sed -n 's/^Total Tests: //p')
 	ctest --test-dir build/userspace --output-junit "$out/ctest.xml" \
 		>"$out/ctest.log" 2>&1
-	python3 - "$out/ctest.xml" >>"$results" <<'PY'
+	if ! [ -f "$out/ctest.xml" ]; then
+		record FAIL host/ctest "ctest wrote no report: $out/ctest.log"
+		return 0
+	fi
+	python3 - "$out/ctest.xml" "${want_n:-0}" >>"$results" <<'PY'
 import sys, xml.etree.ElementTree as ET
+n = 0
 for tc in ET.parse(sys.argv[1]).getroot().iter("testcase"):
+    n += 1
     st = tc.get("status", "")
     s = "PASS" if st == "run" and tc.find("failure") is None else (
         "SKIP" if st in ("notrun", "disabled") else "FAIL")
     print(f"{s} host/{tc.get('name')}")
+want = int(sys.argv[2])
+if want == 0 or n != want:
+    print(f"FAIL host/ctest-count ({n} results, ctest lists {want})")
 PY
-fi
+}
+timed host/ctest host_ctest
 
 # --- guest suites -----------------------------------------------------------
 # guest NAME RUN.SH-ARGS...: one testbed run; its per-test results count, and
 # a run that fails with no failing test of its own (log scan, timeout) counts
 # as one failure under its name.
 guest() {
+	want "$1" || return 0
+	timed "$1" guest_run "$@"
+	return 0
+}
+guest_run() {
 	local name=$1 line run rc=0
 	shift
-	want "$name" || return 0
 	step "guest $name"
 	line=$(tools/testbed/run.sh --name "${name//\//-}" "$@" 2>"$out/${name////-}.err" | tail -n1) || rc=$?
 	[ -n "${line:-}" ] || line="FAIL (no run folder)"
@@ -114,11 +250,22 @@ guest() {
 		# Reports tolerated in the reference driver stay visible.
 		sort -u "$run"/host*/tolerated.txt 2>/dev/null | sed 's/^tolerated: \[ *[0-9.]*\] //' |
 			while IFS= read -r t; do record SKIP "known-bug/$name" "$t"; done
-		cat "$run"/host*/results.txt 2>/dev/null | sed 's/^\([A-Z]*\) \([^ ]*\)\(.*\)$/\1 \2\3/' >"$out/tmp.$$" || true
-		cat "$out/tmp.$$" >>"$results"
-		grep '^FAIL' "$out/tmp.$$" | sed 's/^/  /'
-		nfail=$(grep -c '^FAIL' "$out/tmp.$$" || true)
-		rm -f "$out/tmp.$$"
+		cat "$run"/host*/results.txt 2>/dev/null >"$out/tmp.$lane" || true
+		cat "$out/tmp.$lane" >>"$results"
+		grep '^FAIL' "$out/tmp.$lane" | sed 's/^/  /'
+		nfail=$(grep -c '^FAIL' "$out/tmp.$lane" || true)
+		# Each test of a suite is a step of its own: its time, its budget.
+		local secs t b
+		sed -n 's/^[A-Z]* suite\/\([A-Za-z0-9_-]*\) took \([0-9]*\) s.*/\2 \1/p' \
+			"$out/tmp.$lane" | awk '!seen[$2]++' >"$out/tmp.$lane.steps"
+		while read -r secs t; do
+			b=$(budget "${name%%/*}/$t")
+			echo "$secs $name:$t $b $lane" >>"$steps"
+			[ "$secs" -gt "$b" ] &&
+				record FAIL "budget/$name:$t" "took $secs s, budget $b s"
+		done <"$out/tmp.$lane.steps"
+		rm -f "$out/tmp.$lane.steps"
+		rm -f "$out/tmp.$lane"
 	fi
 	if [ "$rc" -ne 0 ] && [ "$nfail" -eq 0 ]; then
 		record FAIL "run/$name" "$run"
@@ -131,9 +278,13 @@ guest() {
 
 # expect_fail NAME RUN.SH-ARGS...: a testbed self-test that must be caught.
 expect_fail() {
+	want "$1" || return 0
+	timed "$1" expect_fail_run "$@"
+	return 0
+}
+expect_fail_run() {
 	local name=$1 line
 	shift
-	want "$name" || return 0
 	step "guest $name (must fail)"
 	if line=$(tools/testbed/run.sh --name "${name//\//-}" "$@" 2>"$out/${name////-}.err" | tail -n1); then
 		record FAIL "$name" "the testbed passed a run it must fail: $line"
@@ -145,46 +296,60 @@ expect_fail() {
 	fi
 }
 
-# dsuite NAME TOPO TIMEOUT TEST:SECONDS... [-- RUN.SH-ARGS...]: debug-kernel
-# tests in one guest (tests/suite.sh), each within its SECONDS; the guest
-# is killed TIMEOUT s after its start.  CHECK_ONLY and CHECK_SKIP pick
-# among debug/TEST.
+# dsuite NAME TOPO TIMEOUT TEST:SECONDS... [-- RUN.SH-ARGS...]: tests in
+# one guest (tests/suite.sh), each within its SECONDS; the guest is killed
+# TIMEOUT s after its start.  CHECK_ONLY and CHECK_SKIP pick among
+# FLAVOUR/TEST (FLAVOUR: NAME up to its slash, stock or debug).  Each
+# test is a step of its own in steps.txt, with its budget.
 dsuite() {
 	local name=$1 topo=$2 tmo=$3 list="" ent
 	shift 3
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do
-		want "debug/${1%%:*}" && list+=" $1"
+		want "${name%%/*}/${1%%:*}" && list+=" $1"
 		shift
 	done
 	[ $# -gt 0 ] && shift
 	[ -n "$list" ] || return 0
-	CHECK_ONLY='' CHECK_SKIP='' guest "$name" "${kenv[@]}" --topo "$topo" \
+	CHECK_ONLY='' CHECK_SKIP='' guest "$name" --topo "$topo" \
 		--timeout "$tmo" --env "SUITE=${list# }" "$@" tools/testbed/tests/suite.sh
 }
 
 # The debug kernel (KASAN, lockdep, kmemleak, DMA-API debug) runs vrnic's
 # tests, the rxe reference runs are the stock kernel's.  A debug guest
 # spends some 100 s booting and on its closing kmemleak scans, and every
-# process start costs it a quarter of a second: its tests share a few
-# boots (suite.sh), and move less data than in the stock kernel (each
-# script says how much).  The userspace tool (vrnicctl), the restrack
-# fill callbacks (read only), the sweeps (benchmarks), bpftrace (userspace
+# process start costs it a quarter of a second: its tests share boots
+# (suite.sh), and move less data than in the stock kernel (each script
+# says how much).  The userspace tool (vrnicctl), the restrack fill
+# callbacks (read only), the sweeps (benchmarks), bpftrace (userspace
 # compiling scripts; the trace events it reads are on in the debug
 # conformance run) and the interop runs against rxe run in the stock
 # kernel only.
 debug_guests() {
 	local ko=$REPO_DIR/build/kmod/debug/vrnic-kunit/rdma_vrnic.ko
-	# The limits are 2-3 times what each took in CI; the guest's own is
-	# the sum of the largest set plus its boot.
-	# conformance with every vrnic trace event on: their recording runs
-	# under the checkers (bpftrace itself runs in the stock kernel).
+	local common=(--env "VRNIC_KUNIT_KO=$ko" --env VRNIC_DRIVER=vrnic)
+	if [ "$tier" = quick ]; then
+		dsuite debug/kunit one 600 kunit:300 -- "${kenv[@]}" "${common[@]}"
+		return
+	fi
+	if [ "$tier" = check ]; then
+		# One boot: KUnit, then conformance with every vrnic trace event
+		# on (their recording runs under the checkers; bpftrace itself
+		# runs in the stock kernel), teardown, netem's mixed case and
+		# the fuzzer, at check's sizes.
+		dsuite debug/one one 1800 kunit:300 conformance:600 \
+			teardown:600 netem:400 fuzz:400 -- "${kenv[@]}" "${common[@]}" \
+			--env VRNIC_TRACE_EVENTS=1 --env NETEM_BYTES=256K \
+			--env FUZZ_COUNT=2000
+		return
+	fi
+	# full: the limits are 2-3 times what each took in CI; the guest's
+	# own is the sum of the largest set plus its boot.
 	dsuite debug/one-a one 3200 kunit:300 module-load:120 conformance:600 \
-		teardown:1200 netns:600 -- \
-		--env "VRNIC_KUNIT_KO=$ko" --env VRNIC_DRIVER=vrnic --env VRNIC_TRACE_EVENTS=1
+		teardown:1200 netns:600 -- "${kenv[@]}" "${common[@]}" --env VRNIC_TRACE_EVENTS=1
 	# load.sh: 100 QPs there (each script says how much it moves).
 	dsuite debug/one-b one 3900 netem:900 fuzz:1200 model:900 load:600 -- \
-		--env VRNIC_DRIVER=vrnic
-	dsuite debug/two two 1200 smoke:900 -- --env VRNIC_DRIVER=vrnic
+		"${kenv[@]}" --env VRNIC_DRIVER=vrnic
+	dsuite debug/two two 1200 smoke:900 -- "${kenv[@]}" --env VRNIC_DRIVER=vrnic
 	# NVMe-oF in a boot of its own, where it has passed: run after smoke
 	# in one boot, lockdep reported an order between nvmet's
 	# nvmet_config_sem and rdma_cm's handler_mutex (the target port's
@@ -198,122 +363,176 @@ debug_guests() {
 	# the IOVA translation fails loudly there (CI's time).
 }
 
-guest_steps="kunit log-scan-catches-warn module-load conformance-rxe conformance-vrnic smoke-rxe smoke-vrnic interop-vrnic-rxe interop-rxe-vrnic netns interop-conformance teardown load netem-vrnic fuzz vrnicctl model restrack sweeps bpftrace nvmeof-vrnic iommu-rxe iommu-vrnic"
-for fl in stock debug; do
-	any=0
-	for st in $guest_steps; do want "$fl/$st" && any=1; done
-	[ "$any" -eq 1 ] || continue
-	if [ "$fl" = stock ]; then
-		kdir=$stock_kdir
-		tools/testbed/prepare-kernel.sh stock >/dev/null
+# The in-tree build: kernel/ as drivers/infiniband/sw/vrnic in the debug
+# kernel's source tree (its cache is read, not written).
+host_intree() {
+	want debug/intree || return 0
+	if INSTALL_TEST_PARTS=intree timed host/intree tools/testbed/tests/host/install-test.sh \
+		>"$out/host-intree.log" 2>&1; then
+		record PASS host/intree
 	else
-		step "debug kernel (cached under $VRNIC_CACHE/debug-kernel)"
-		if ! kd=$(tools/testbed/prepare-kernel.sh debug 2>"$out/debug-kernel.log"); then
-			record FAIL build/debug-kernel "$out/debug-kernel.log"
-			continue
-		fi
-		kdir=$kd/build
+		record FAIL host/intree "$out/host-intree.log"
 	fi
-	if kmod_build "$fl" "$kdir"; then
-		record PASS "build/kmod-$fl"
+}
+
+debug_lane() {
+	local kd
+	step "debug kernel: waiting for its build"
+	# (The lane is a subshell: it cannot wait for its parent's child.)
+	while ! [ -f "$out/debug-kernel.rc" ] && kill -0 "$dk_pid" 2>/dev/null; do
+		sleep 2
+	done
+	if [ "$(cat "$out/debug-kernel.rc" 2>/dev/null)" != 0 ]; then
+		record FAIL build/debug-kernel "$out/debug-kernel.log"
+		tail -n 20 "$out/debug-kernel.log"
+		return
+	fi
+	kd=$(tail -n1 "$out/debug-kernel.path")
+	grep -h 'debug kernel built in' "$out/debug-kernel.log" | sed 's/^/  /'
+	[ "$tier" != quick ] && host_intree
+	if timed build/kmod-debug kmod_build debug "$kd/build"; then
+		record PASS build/kmod-debug
 	else
-		record FAIL "build/kmod-$fl" "$out/kmod-$fl.log"
-		continue
+		record FAIL build/kmod-debug "$out/kmod-debug.log"
+		return
 	fi
-	kenv=(--kernel "$fl" --env "VRNIC_KMOD=$REPO_DIR/build/kmod/$fl/vrnic")
-	if [ "$fl" = debug ]; then
-		debug_guests
-		continue
+	kenv=(--kernel debug --env "VRNIC_KMOD=$REPO_DIR/build/kmod/debug/vrnic")
+	debug_guests
+}
+
+# size ARG...: the check tier's smaller sizes (--env lines); full runs each
+# script at its own defaults.
+size() { [ "$tier" = full ] || printf -- '--env\n%s\n' "$@"; }
+
+stock_lane() {
+	local any=0 st
+	for st in $stock_steps; do want "stock/$st" && any=1; done
+	[ "$any" -eq 1 ] || return 0
+	tools/testbed/prepare-kernel.sh stock >/dev/null
+	if timed build/kmod-stock kmod_build stock "$stock_kdir"; then
+		record PASS build/kmod-stock
+	else
+		record FAIL build/kmod-stock "$out/kmod-stock.log"
+		return
+	fi
+	kenv=(--kernel stock --env "VRNIC_KMOD=$REPO_DIR/build/kmod/stock/vrnic")
+	local -a sz
+	if [ "$tier" = quick ]; then
+		guest stock/conformance-vrnic "${kenv[@]}" --topo one --timeout 300 \
+			--env VRNIC_DRIVER=vrnic tools/testbed/tests/conformance.sh
+		guest stock/smoke-vrnic "${kenv[@]}" --topo two --timeout 600 \
+			--env VRNIC_DRIVER=vrnic --env SMOKE_ITERS=100 tools/testbed/tests/smoke.sh
+		return
 	fi
 	# The log scan is one script for both kernels: proving it once (and
 	# every pattern on the host, above) leaves the debug kernel's time
 	# to vrnic.
-	expect_fail "$fl/log-scan-catches-warn" "${kenv[@]}" --topo one \
+	expect_fail stock/log-scan-catches-warn "${kenv[@]}" --topo one \
 		--timeout 60 tools/testbed/tests/warn.sh
-	guest "$fl/module-load" "${kenv[@]}" --topo one --timeout 120 \
-		tools/testbed/tests/module-load.sh
 	# rxe is the reference, in the stock kernel only.
-	guest "$fl/conformance-rxe" "${kenv[@]}" --tolerate rdma_rxe \
+	guest stock/conformance-rxe "${kenv[@]}" --tolerate rdma_rxe \
 		--topo one --timeout 300 --env VRNIC_DRIVER=rxe tools/testbed/tests/conformance.sh
-	guest "$fl/conformance-vrnic" "${kenv[@]}" --topo one --timeout 300 \
-		--env VRNIC_DRIVER=vrnic tools/testbed/tests/conformance.sh
-	guest "$fl/smoke-rxe" "${kenv[@]}" --tolerate rdma_rxe \
-		--topo two --timeout 600 --env VRNIC_DRIVER=rxe tools/testbed/tests/smoke.sh
-	guest "$fl/smoke-vrnic" "${kenv[@]}" --topo two --timeout 600 \
-		--env VRNIC_DRIVER=vrnic tools/testbed/tests/smoke.sh
-	# Interop with stock rxe, both ways.
-	guest "$fl/interop-vrnic-rxe" "${kenv[@]}" --topo two --timeout 600 \
-		--env VRNIC_DRIVER0=vrnic --env VRNIC_DRIVER1=rxe \
-		tools/testbed/tests/smoke.sh
-	guest "$fl/interop-rxe-vrnic" "${kenv[@]}" --topo two --timeout 600 \
-		--env VRNIC_DRIVER0=rxe --env VRNIC_DRIVER1=vrnic \
-		tools/testbed/tests/smoke.sh
-	# vrnic0 and vrnic1 in two namespaces joined by veth.
-	guest "$fl/netns" "${kenv[@]}" --topo one --timeout 300 \
-		tools/testbed/tests/netns.sh
+	# vrnic's tests in one guest (suite.sh), each script in turn:
+	#   module-load  the module's load, unload and parameters;
+	#   conformance  the verbs suite, one device talking to its own GID;
+	#   netns        vrnic0 and vrnic1 in two namespaces joined by veth;
+	#   teardown     devices deleted, netdevs down, unregistered or
+	#                changing MTU, a process killed, the module unloaded:
+	#                all under traffic (each case's traffic lasts 15 s in
+	#                full, 6 s here);
+	#   load         RC QPs with traffic, rounds, no growth (1000 QPs and
+	#                three rounds in full, 200 and two here);
+	#   netem        RC traffic through tc netem (loss, reorder, duplicate,
+	#                corrupt, mixed), every byte verified, counters
+	#                asserted; every case, 8 MiB per op in full, 2 MiB here
+	#                (CHECK_NETEM_BYTES=1G: the 1 GiB switch);
+	#   fuzz         vrnic-fuzz at live devices under traffic (a million
+	#                packets in full, 100000 here);
+	#   vrnicctl     against a live vrnic0: dev/stats/qp/model, text and
+	#                -j, errors;
+	#   model        the hardware model's pcie, dma and clock blocks under
+	#                real traffic: knobs, accounting, pacing, MPS, the dma
+	#                tracepoint, module parameters;
+	#   restrack     rdma res show qp/mr/cq -dd: vrnic's driver detail;
+	#   sweeps       vrnic-bench end to end, three short sweeps at the
+	#                points their checks read (the tool's JSON and plots,
+	#                the caches' modeled hits and misses; benchmarks are
+	#                not timed tests);
+	#   bpftrace     the bpftrace scripts against real traffic and errors.
+	mapfile -t sz < <(size TEARDOWN_D=6 LOAD_QPS=200 LOAD_ROUNDS=2 \
+		NETEM_BYTES=2M FUZZ_COUNT=50000)
+	[ -n "${CHECK_NETEM_BYTES:-}" ] && sz+=(--env "NETEM_BYTES=$CHECK_NETEM_BYTES")
+	dsuite stock/one one 5400 module-load:120 conformance:300 netns:300 \
+		teardown:900 load:600 netem:"$([ -n "${CHECK_NETEM_BYTES:-}" ] && echo 5400 || echo 600)" \
+		fuzz:900 vrnicctl:400 model:300 restrack:300 sweeps:600 bpftrace:300 -- \
+		"${kenv[@]}" "${sz[@]}" --env VRNIC_DRIVER=vrnic \
+		--env 'SWEEPS=mrc qpc mrreg' \
+		--env 'SWEEP_AT=mrc:8,16,32 qpc:4,8,64 mrreg:4096,65536'
+	# The soak (full, CHECK_SOAK=1): netem's mixed case for 10 minutes,
+	# nothing may grow.
+	[ "$tier" = full ] && [ -n "${CHECK_SOAK:-}" ] &&
+		guest stock/netem-soak "${kenv[@]}" --topo one --timeout 900 \
+			--env NETEM_SOAK=600 tools/testbed/tests/netem.sh
 	# The conformance suite across the two drivers, both ways
 	# (rxe0 in init_net, vrnic0 in a namespace, joined by veth).
-	guest "$fl/interop-conformance" "${kenv[@]}" --tolerate rdma_rxe --topo one \
+	guest stock/interop-conformance "${kenv[@]}" --tolerate rdma_rxe --topo one \
 		--timeout 600 tools/testbed/tests/interop-conformance.sh
-	# Devices deleted, netdevs down, unregistered or changing MTU, a
-	# process killed, the module unloaded: all under traffic.
-	guest "$fl/teardown" "${kenv[@]}" --topo one --timeout 900 \
-		tools/testbed/tests/teardown.sh
-	# 1000 RC QPs with traffic, three rounds, no growth.
-	guest "$fl/load" "${kenv[@]}" --topo one --timeout 600 \
-		tools/testbed/tests/load.sh
-	# RC traffic through tc netem (loss, reorder, duplicate, corrupt, mixed),
-	# every byte verified, counters asserted: vrnic0/vrnic1 in two namespaces.
-	guest "$fl/netem-vrnic" "${kenv[@]}" --topo one \
-		--timeout 600 tools/testbed/tests/netem.sh
-	# Hostile input: vrnic-fuzz at live devices under traffic (a million
-	# packets in the stock kernel, 12000 in the debug kernel).
-	guest "$fl/fuzz" "${kenv[@]}" --topo one --timeout 900 \
-		tools/testbed/tests/fuzz.sh
-	# vrnicctl against a live vrnic0: dev/stats/qp/model, text and -j,
-	# errors.  A userspace tool: the kernel paths it reads and writes (the
-	# model knobs, hw_counters, rdma res) run in the debug kernel's model,
-	# bpftrace and conformance steps.
-	guest "$fl/vrnicctl" "${kenv[@]}" --topo one --timeout 400 \
-		tools/testbed/tests/vrnicctl.sh
-	# The hardware model's pcie, dma and clock blocks under real traffic:
-	# knobs and their validation, accounting on and off, MPS, the dma
-	# tracepoint, module parameters.
-	guest "$fl/model" "${kenv[@]}" --topo one --timeout 300 \
-		tools/testbed/tests/model.sh
-	# rdma res show qp/mr/cq -dd: vrnic's driver detail, on QPs in every
-	# state with known values and under live traffic.  (The fill callbacks
-	# only read; the debug run is on record in the issue.)
-	guest "$fl/restrack" "${kenv[@]}" --topo one --timeout 300 \
-		tools/testbed/tests/restrack.sh
-	# vrnic-bench end to end (sweeps are benchmarks: three short ones here,
-	# at the points the checks read, for the tool's JSON and plots and
-	# the caches' modeled hits and misses, not for their wall-clock
-	# numbers).
-	guest "$fl/sweeps" "${kenv[@]}" --topo one --timeout 600 \
-		--env 'SWEEPS=mrc qpc mrreg' \
-		--env 'SWEEP_AT=mrc:8,16,32 qpc:4,8,64 mrreg:4096,65536' \
-		tools/testbed/tests/sweeps.sh
-	# The bpftrace scripts against real traffic and real errors.
-	guest "$fl/bpftrace" "${kenv[@]}" --topo one --timeout 300 \
-		tools/testbed/tests/bpftrace.sh
-	# A kernel ULP: NVMe over Fabrics (nvme-rdma host, nvmet-rdma target on
-	# null_blk), 16 MiB written, read back and compared.
-	guest "$fl/nvmeof-vrnic" "${kenv[@]}" --topo two --timeout 300 \
-		tools/testbed/tests/nvmeof.sh
-	guest "$fl/iommu-rxe" "${kenv[@]}" --tolerate rdma_rxe \
+	# Two guests: the nine stock tools (500 iterations each in full, 100
+	# here), then a kernel ULP: NVMe over Fabrics (nvme-rdma host,
+	# nvmet-rdma target on null_blk), 16 MiB written, read back and
+	# compared.  rxe's own smoke run (the reference) in full only.
+	mapfile -t sz < <(size SMOKE_ITERS=100)
+	dsuite stock/two two 1200 smoke:600 nvmeof:300 -- "${kenv[@]}" "${sz[@]}" \
+		--env VRNIC_DRIVER=vrnic
+	[ "$tier" = full ] && guest stock/smoke-rxe "${kenv[@]}" --tolerate rdma_rxe \
+		--topo two --timeout 600 --env VRNIC_DRIVER=rxe tools/testbed/tests/smoke.sh
+	# Interop with stock rxe, both ways.
+	guest stock/interop-vrnic-rxe "${kenv[@]}" "${sz[@]}" --topo two --timeout 600 \
+		--env VRNIC_DRIVER0=vrnic --env VRNIC_DRIVER1=rxe \
+		tools/testbed/tests/smoke.sh
+	guest stock/interop-rxe-vrnic "${kenv[@]}" "${sz[@]}" --topo two --timeout 600 \
+		--env VRNIC_DRIVER0=rxe --env VRNIC_DRIVER1=vrnic \
+		tools/testbed/tests/smoke.sh
+	guest stock/iommu-rxe "${kenv[@]}" --tolerate rdma_rxe \
 		--topo iommu --timeout 120 --env VRNIC_DRIVER=rxe tools/testbed/tests/iommu.sh
 	# vrnic behind the IOMMU: its MTTs hold IOVAs, not physical addresses.
 	# The data-path tests; the hostile, memory-protection and fault tests
 	# exercise no other DMA path and run above.
-	guest "$fl/iommu-vrnic" "${kenv[@]}" --topo iommu --timeout 300 \
+	guest stock/iommu-vrnic "${kenv[@]}" --topo iommu --timeout 300 \
 		--env VRNIC_DRIVER=vrnic --env 'GTEST_FILTER=*-Hostile/*:MemProt/*:FaultTest.*' \
 		tools/testbed/tests/conformance.sh
-done
+}
+stock_steps="log-scan-catches-warn conformance-rxe one module-load conformance netns teardown load netem fuzz vrnicctl model restrack sweeps bpftrace netem-soak interop-conformance two smoke nvmeof smoke-rxe interop-vrnic-rxe interop-rxe-vrnic iommu-rxe iommu-vrnic conformance-vrnic smoke-vrnic"
 
+# run_lane NAME FUNCTION: the lane's results, steps and output go to files
+# of its own (merged below), its output lines prefixed with its name.
+run_lane() {
+	local name=$1 fn=$2
+	lane=$name
+	results=$out/results.$name.txt
+	: >"$results"
+	"$fn" 2>&1 | sed -u "s/^/[$name] /"
+}
+
+if [ "$lanes" -ge 2 ] && [ -n "$dk_pid" ]; then
+	run_lane debug debug_lane &
+	lane_pid=$!
+	run_lane stock stock_lane
+	wait "$lane_pid"
+else
+	run_lane stock stock_lane
+	[ -n "$dk_pid" ] && run_lane debug debug_lane
+fi
+lane=main
+results=$out/results.txt
+cat "$out"/results.stock.txt "$out"/results.debug.txt >>"$results" 2>/dev/null
+
+total=$(( $(date +%s) - t0 ))
+echo "== the ten slowest steps (seconds, budget; all in $steps)"
+sort -rn "$steps" | head -n 10 | awk '{ printf "  %5d s  %-32s (budget %d s, %s)\n", $1, $2, $3, $4 }'
 passed=$(grep -c '^PASS' "$results")
 failed=$(grep -c '^FAIL' "$results")
 skipped=$(grep -c '^SKIP' "$results")
-echo "results: $results ($(( $(date +%s) - t0 )) s)"
+echo "results: $results (tier $tier, $total s)"
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

@@ -31,10 +31,12 @@ pt="-d $dev -x $gid -F --report_gbits"
 # There it also moves some 400 kB/s between two guests: 200 messages of
 # 16 KiB (16 packets each at the 1024-byte MTU) rather than 500 of 64 KiB,
 # 3 MiB a test instead of 31 MiB, and 100 round trips for the latency test.
-bw="-n 500" at="-n 500" lat="-n 500"
+# SMOKE_ITERS: the iterations of each perftest (make check runs fewer).
+n=${SMOKE_ITERS:-500}
+bw="-n $n" at="-n $n" lat="-n $n"
 if [ "$VRNIC_KERNEL" = debug ]; then
 	pt="$pt -u 18"
-	bw="-n 200 -s 16384" at="-n 200" lat="-n 100"
+	bw="-n ${SMOKE_ITERS:-200} -s 16384" at="-n ${SMOKE_ITERS:-200}" lat="-n ${SMOKE_ITERS:-100}"
 fi
 smoke ib_write_bw 18515 "ib_write_bw $pt $bw" "ib_write_bw $pt $bw $server"
 smoke ib_read_bw 18515 "ib_read_bw $pt $bw" "ib_read_bw $pt $bw $server"

@@ -32,6 +32,7 @@ for ent in $SUITE; do
 	mkdir -p "$base/$t"
 	echo "testbed: suite: $t (limit $tmo s) at $(tb_uptime) s" | tee /dev/kmsg
 	rc=0
+	t_start=$SECONDS
 	# timeout puts the test in a process group of its own; what the
 	# test leaves running is killed with that group.
 	VRNIC_OUT=$base/$t timeout --kill-after=5 "$tmo" bash -e "$tests/$t.sh" \
@@ -41,11 +42,13 @@ for ent in $SUITE; do
 	pkill -9 -g "$pid" 2>/dev/null || true
 	tail -n 5 "$base/$t/output.log"
 	[ -f "$base/$t/results.txt" ] && cat "$base/$t/results.txt" >>"$base/results.txt"
+	# "took N s": make check reads each test's time from here.
+	took="took $((SECONDS - t_start)) s"
 	if [ "$rc" -eq 0 ]; then
-		tb_result "suite/$t" PASS "$(tb_uptime) s"
+		tb_result "suite/$t" PASS "$took, at $(tb_uptime) s"
 	else
 		[ "$rc" -eq 124 ] && rc="124 (limit of $tmo s reached)"
-		tb_result "suite/$t" FAIL "exit $rc, output in host$VRNIC_HOST/$t/output.log"
+		tb_result "suite/$t" FAIL "$took, exit $rc, output in host$VRNIC_HOST/$t/output.log"
 		rc_all=1
 	fi
 	echo "testbed: suite: $t done, exit $rc" >/dev/kmsg
