@@ -72,14 +72,14 @@ declare -A budget_check=(
 	[host/scan-log]=60 [host/install]=300 [host/ctest]=120 [host/intree]=600
 	[build/kmod-stock]=240 [build/kmod-debug]=300
 	[build/debug-kernel]=1800
-	[stock/log-scan-catches-warn]=60 [stock/conformance-rxe]=240
+	[stock/log-scan-catches-warn]=60 [stock/rxe]=600 [stock/conformance-rxe]=240
 	[stock/one]=1500 [stock/module-load]=90 [stock/conformance]=240
 	[stock/netns]=120 [stock/teardown]=300 [stock/load]=240
 	[stock/netem]=400 [stock/fuzz]=240 [stock/vrnicctl]=200
 	[stock/model]=240 [stock/restrack]=150 [stock/sweeps]=240
 	[stock/bpftrace]=240
 	[stock/interop-conformance]=240
-	[stock/two]=600 [stock/smoke]=300 [stock/nvmeof]=200
+	[stock/two]=900 [stock/smoke]=300 [stock/nvmeof]=200
 	[stock/interop-vrnic-rxe]=300 [stock/interop-rxe-vrnic]=300
 	[stock/iommu-rxe]=90 [stock/iommu-vrnic]=240
 	[stock/conformance-vrnic]=240 [stock/smoke-vrnic]=300
@@ -87,8 +87,8 @@ declare -A budget_check=(
 	[debug/teardown]=600 [debug/netem]=400 [debug/fuzz]=400
 )
 declare -A budget_full=(
-	[stock/one]=5400 [stock/teardown]=600 [stock/load]=900
-	[stock/netem]=900 [stock/fuzz]=1200 [stock/two]=1200
+	[stock/one]=5400 [stock/two]=1800 [stock/teardown]=600 [stock/load]=900
+	[stock/netem]=900 [stock/fuzz]=1200
 	[stock/smoke]=600 [stock/smoke-rxe]=600
 	[stock/interop-vrnic-rxe]=600 [stock/interop-rxe-vrnic]=600
 	[stock/interop-conformance]=600 [stock/netem-soak]=900
@@ -339,7 +339,7 @@ debug_guests() {
 		dsuite debug/one one 1800 kunit:300 conformance:600 \
 			teardown:600 netem:400 fuzz:400 -- "${kenv[@]}" "${common[@]}" \
 			--env VRNIC_TRACE_EVENTS=1 --env NETEM_BYTES=256K \
-			--env FUZZ_COUNT=2000
+			--env FUZZ_COUNT=2000 --env TEARDOWN_D=8
 		return
 	fi
 	# full: the limits are 2-3 times what each took in CI; the guest's
@@ -429,9 +429,11 @@ stock_lane() {
 	# to vrnic.
 	expect_fail stock/log-scan-catches-warn "${kenv[@]}" --topo one \
 		--timeout 60 tools/testbed/tests/warn.sh
-	# rxe is the reference, in the stock kernel only.
-	guest stock/conformance-rxe "${kenv[@]}" --tolerate rdma_rxe \
-		--topo one --timeout 300 --env VRNIC_DRIVER=rxe tools/testbed/tests/conformance.sh
+	# rxe is the reference, in the stock kernel only: the conformance
+	# suite on rxe, then across the two drivers both ways (rxe0 in
+	# init_net, vrnic0 in a namespace, joined by veth).
+	dsuite stock/rxe one 1200 conformance:300 interop-conformance:600 -- \
+		"${kenv[@]}" --tolerate rdma_rxe --env VRNIC_DRIVER=rxe
 	# vrnic's tests in one guest (suite.sh), each script in turn:
 	#   module-load  the module's load, unload and parameters;
 	#   conformance  the verbs suite, one device talking to its own GID;
@@ -444,10 +446,12 @@ stock_lane() {
 	#                three rounds in full, 200 and two here);
 	#   netem        RC traffic through tc netem (loss, reorder, duplicate,
 	#                corrupt, mixed), every byte verified, counters
-	#                asserted; every case, 8 MiB per op in full, 2 MiB here
+	#                asserted; every case with every op, 8 MiB per op in
+	#                full; here every case, each op under five or four of
+	#                them (netem_case_ops), 2 MiB per op
 	#                (CHECK_NETEM_BYTES=1G: the 1 GiB switch);
 	#   fuzz         vrnic-fuzz at live devices under traffic (a million
-	#                packets in full, 100000 here);
+	#                packets in full, 40000 here);
 	#   vrnicctl     against a live vrnic0: dev/stats/qp/model, text and
 	#                -j, errors;
 	#   model        the hardware model's pcie, dma and clock blocks under
@@ -460,7 +464,7 @@ stock_lane() {
 	#                not timed tests);
 	#   bpftrace     the bpftrace scripts against real traffic and errors.
 	mapfile -t sz < <(size TEARDOWN_D=6 LOAD_QPS=200 LOAD_ROUNDS=2 \
-		NETEM_BYTES=2M FUZZ_COUNT=50000)
+		NETEM_BYTES=2M "NETEM_CASE_OPS=$netem_case_ops" FUZZ_COUNT=20000)
 	[ -n "${CHECK_NETEM_BYTES:-}" ] && sz+=(--env "NETEM_BYTES=$CHECK_NETEM_BYTES")
 	dsuite stock/one one 5400 module-load:120 conformance:300 netns:300 \
 		teardown:900 load:600 netem:"$([ -n "${CHECK_NETEM_BYTES:-}" ] && echo 5400 || echo 600)" \
@@ -473,26 +477,18 @@ stock_lane() {
 	[ "$tier" = full ] && [ -n "${CHECK_SOAK:-}" ] &&
 		guest stock/netem-soak "${kenv[@]}" --topo one --timeout 900 \
 			--env NETEM_SOAK=600 tools/testbed/tests/netem.sh
-	# The conformance suite across the two drivers, both ways
-	# (rxe0 in init_net, vrnic0 in a namespace, joined by veth).
-	guest stock/interop-conformance "${kenv[@]}" --tolerate rdma_rxe --topo one \
-		--timeout 600 tools/testbed/tests/interop-conformance.sh
-	# Two guests: the nine stock tools (500 iterations each in full, 100
-	# here), then a kernel ULP: NVMe over Fabrics (nvme-rdma host,
-	# nvmet-rdma target on null_blk), 16 MiB written, read back and
-	# compared.  rxe's own smoke run (the reference) in full only.
+	# Two guests: the nine stock tools on vrnic (500 iterations each in
+	# full, 100 here), interop with stock rxe both ways (the same tools,
+	# vrnic serving, then rxe), then a kernel ULP: NVMe over Fabrics
+	# (nvme-rdma host, nvmet-rdma target on null_blk), 16 MiB written,
+	# read back and compared.  rxe's own smoke run (the reference) in
+	# full only.
 	mapfile -t sz < <(size SMOKE_ITERS=100)
-	dsuite stock/two two 1200 smoke:600 nvmeof:300 -- "${kenv[@]}" "${sz[@]}" \
+	dsuite stock/two two 2400 smoke:600 interop-vrnic-rxe:600 \
+		interop-rxe-vrnic:600 nvmeof:300 -- "${kenv[@]}" "${sz[@]}" \
 		--env VRNIC_DRIVER=vrnic
 	[ "$tier" = full ] && guest stock/smoke-rxe "${kenv[@]}" --tolerate rdma_rxe \
 		--topo two --timeout 600 --env VRNIC_DRIVER=rxe tools/testbed/tests/smoke.sh
-	# Interop with stock rxe, both ways.
-	guest stock/interop-vrnic-rxe "${kenv[@]}" "${sz[@]}" --topo two --timeout 600 \
-		--env VRNIC_DRIVER0=vrnic --env VRNIC_DRIVER1=rxe \
-		tools/testbed/tests/smoke.sh
-	guest stock/interop-rxe-vrnic "${kenv[@]}" "${sz[@]}" --topo two --timeout 600 \
-		--env VRNIC_DRIVER0=rxe --env VRNIC_DRIVER1=vrnic \
-		tools/testbed/tests/smoke.sh
 	guest stock/iommu-rxe "${kenv[@]}" --tolerate rdma_rxe \
 		--topo iommu --timeout 120 --env VRNIC_DRIVER=rxe tools/testbed/tests/iommu.sh
 	# vrnic behind the IOMMU: its MTTs hold IOVAs, not physical addresses.
@@ -502,7 +498,11 @@ stock_lane() {
 		--env VRNIC_DRIVER=vrnic --env 'GTEST_FILTER=*-Hostile/*:MemProt/*:FaultTest.*' \
 		tools/testbed/tests/conformance.sh
 }
-stock_steps="log-scan-catches-warn conformance-rxe one module-load conformance netns teardown load netem fuzz vrnicctl model restrack sweeps bpftrace netem-soak interop-conformance two smoke nvmeof smoke-rxe interop-vrnic-rxe interop-rxe-vrnic iommu-rxe iommu-vrnic conformance-vrnic smoke-vrnic"
+# make check's netem plan: every fault case; clean and mixed with every
+# op, each other case with two, so that each op meets four or five kinds
+# of fault (a run costs the guest some 12 s, most of it process starts).
+netem_case_ops="clean=send,write,read,atomic loss1=send,read loss5=write,atomic reorder=send,read duplicate=write,atomic corrupt=send,read mixed=send,write,read,atomic"
+stock_steps="log-scan-catches-warn rxe conformance-rxe one module-load conformance netns teardown load netem fuzz vrnicctl model restrack sweeps bpftrace netem-soak interop-conformance two smoke nvmeof smoke-rxe interop-vrnic-rxe interop-rxe-vrnic iommu-rxe iommu-vrnic conformance-vrnic smoke-vrnic"
 
 # run_lane NAME FUNCTION: the lane's results, steps and output go to files
 # of its own (merged below), its output lines prefixed with its name.

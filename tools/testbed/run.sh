@@ -97,58 +97,100 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-start=$(date +%s)
-for h in $(seq 0 $((hosts - 1))); do
-	mkdir -p "$run/host$h"
-	ip="10.99.0.$((h + 1))"
-	peer=""
-	[ "$hosts" -gt 1 ] && peer="10.99.0.$((2 - h))"
-	mac="52:54:00:00:00:0$((h + 1))"
-	if [ "$h" -eq 0 ]; then
-		net="udp=127.0.0.1:$port1,localaddr=127.0.0.1:$port0"
-	else
-		net="udp=127.0.0.1:$port0,localaddr=127.0.0.1:$port1"
-	fi
-	[ "$hosts" -eq 1 ] && net="udp=127.0.0.1:$port1,localaddr=127.0.0.1:$port0"
+# launch: start every guest of the run.
+launch() {
+	for h in $(seq 0 $((hosts - 1))); do
+		mkdir -p "$run/host$h"
+		ip="10.99.0.$((h + 1))"
+		peer=""
+		[ "$hosts" -gt 1 ] && peer="10.99.0.$((2 - h))"
+		mac="52:54:00:00:00:0$((h + 1))"
+		if [ "$h" -eq 0 ]; then
+			net="udp=127.0.0.1:$port1,localaddr=127.0.0.1:$port0"
+		else
+			net="udp=127.0.0.1:$port0,localaddr=127.0.0.1:$port1"
+		fi
+		[ "$hosts" -eq 1 ] && net="udp=127.0.0.1:$port1,localaddr=127.0.0.1:$port0"
 
-	machine=(-machine q35)
-	nic="virtio-net-pci,netdev=n0,mac=$mac"
-	iommu_args=()
-	if [ "$iommu" -eq 1 ]; then
-		# DMA remapping only: with interrupt remapping on, the debug
-		# kernel's lockdep reports a cycle between dmar_global_lock and
-		# cpu_hotplug_lock while virtio-net probes (a 6.1 kernel issue
-		# outside vrnic), and TCG has no split irqchip to speak of.
 		machine=(-machine q35)
-		iommu_args=(-device intel-iommu,intremap=off)
-		nic="$nic,iommu_platform=on,disable-legacy=on"
-	fi
-	# A soft lockup prints every CPU's stack (the stuck CPU's often waits
-	# on another's) and panics, as does a hung task: the guest ends at
-	# once, its console holding the reports (which fail the run anyway),
-	# instead of sitting out the run's timeout.
-	append="console=ttyS0 loglevel=5 panic=-1 \
+		nic="virtio-net-pci,netdev=n0,mac=$mac"
+		iommu_args=()
+		if [ "$iommu" -eq 1 ]; then
+			# DMA remapping only: with interrupt remapping on, the debug
+			# kernel's lockdep reports a cycle between dmar_global_lock and
+			# cpu_hotplug_lock while virtio-net probes (a 6.1 kernel issue
+			# outside vrnic), and TCG has no split irqchip to speak of.
+			machine=(-machine q35)
+			iommu_args=(-device intel-iommu,intremap=off)
+			nic="$nic,iommu_platform=on,disable-legacy=on"
+		fi
+		# A soft lockup prints every CPU's stack (the stuck CPU's often waits
+		# on another's) and panics, as does a hung task: the guest ends at
+		# once, its console holding the reports (which fail the run anyway),
+		# instead of sitting out the run's timeout.
+		append="console=ttyS0 loglevel=5 panic=-1 \
 softlockup_all_cpu_backtrace=1 softlockup_panic=1 hung_task_panic=1 \
 tsc=reliable no_timer_check mitigations=off \
 vrnic.stage2=$TESTBED_DIR/guest-init.sh vrnic.moddir=$kdir/modules \
 vrnic.host=$h vrnic.hosts=$hosts vrnic.ip=$ip vrnic.peer=$peer \
 vrnic.repo=$REPO_DIR vrnic.script=/results/script.sh vrnic.tmo=$tmo vrnic.kernel=$kernel"
-	[ "$iommu" -eq 1 ] && append="$append intel_iommu=on iommu.passthrough=0 iommu.strict=1"
+		[ "$iommu" -eq 1 ] && append="$append intel_iommu=on iommu.passthrough=0 iommu.strict=1"
 
-	timeout --kill-after=5 $((tmo + 120)) \
-	qemu-system-x86_64 "${machine[@]}" -accel tcg,thread=multi -cpu max,la57=off \
-		-smp "$smp" -m "$mem" "${iommu_args[@]}" \
-		-kernel "$kdir/bzImage" -initrd "$kdir/initrd.gz" -append "$append" \
-		-display none -monitor none -no-reboot -nodefaults \
-		-serial "file:$run/host$h/console.log" \
-		-fsdev local,id=hostroot,path=/,readonly=on,security_model=none,multidevs=remap \
-		-device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot \
-		-fsdev local,id=results,path="$run",security_model=none,multidevs=remap \
-		-device virtio-9p-pci,fsdev=results,mount_tag=results \
-		-netdev "socket,id=n0,$net" -device "$nic" \
-		>"$run/host$h/qemu.log" 2>&1 &
-	pids+=($!)
-done
+		timeout --kill-after=5 $((tmo + 120)) \
+		qemu-system-x86_64 "${machine[@]}" -accel tcg,thread=multi -cpu max,la57=off \
+			-smp "$smp" -m "$mem" "${iommu_args[@]}" \
+			-kernel "$kdir/bzImage" -initrd "$kdir/initrd.gz" -append "$append" \
+			-display none -monitor none -no-reboot -nodefaults \
+			-serial "file:$run/host$h/console.log" \
+			-fsdev local,id=hostroot,path=/,readonly=on,security_model=none,multidevs=remap \
+			-device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot \
+			-fsdev local,id=results,path="$run",security_model=none,multidevs=remap \
+			-device virtio-9p-pci,fsdev=results,mount_tag=results \
+			-netdev "socket,id=n0,$net" -device "$nic" \
+			>"$run/host$h/qemu.log" 2>&1 &
+		pids+=($!)
+	done
+}
+
+# A guest whose kernel never reaches stage 2 (seen once under load in the
+# debug kernel: no console output after the TSC's calibration against the
+# PIT failed, the vCPUs idle) would sit out the whole run's timeout.  Each
+# guest has BOOT_LIMIT seconds to come up (guest-init.sh writes
+# boot-seconds); if one does not, every guest of the run is killed and
+# the run starts once more, the first attempt's folders kept as
+# host<N>.boot1.
+boot_limit=150
+[ "$kernel" = debug ] && boot_limit=400
+boot_limit=${VRNIC_BOOT_LIMIT:-$boot_limit}
+booted() {
+	local h i
+	for ((i = 0; i < boot_limit; i++)); do
+		local up=0
+		for h in $(seq 0 $((hosts - 1))); do
+			[ -f "$run/host$h/boot-seconds" ] && up=$((up + 1))
+		done
+		[ "$up" -eq "$hosts" ] && return 0
+		# A guest that ended (its script failed early) is not hung.
+		for h in $(seq 0 $((hosts - 1))); do
+			kill -0 "${pids[$h]}" 2>/dev/null || return 0
+		done
+		sleep 1
+	done
+	return 1
+}
+start=$(date +%s)
+launch
+if ! booted; then
+	log "a guest did not come up within $boot_limit s (console in $run/host*.boot1): booting again"
+	cleanup
+	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+	pids=()
+	for h in $(seq 0 $((hosts - 1))); do mv "$run/host$h" "$run/host$h.boot1"; done
+	rm -rf "$run/sync" && mkdir -p "$run/sync"
+	echo "boot retried: a guest did not come up within $boot_limit s" >"$run/boot-retried"
+	start=$(date +%s)
+	launch
+fi
 
 status=0
 for h in $(seq 0 $((hosts - 1))); do

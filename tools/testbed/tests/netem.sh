@@ -21,7 +21,8 @@
 # 1G for the full run),
 # NETEM_ATOMIC_BYTES (8 per atomic; default NETEM_BYTES / 64),
 # NETEM_CASES, NETEM_OPS (subsets, space separated; the debug kernel runs
-# mixed unless told), NETEM_SIZE (64K),
+# mixed unless told), NETEM_CASE_OPS ("CASE=OP,OP ...": the ops of the
+# cases it names; the others run NETEM_OPS), NETEM_SIZE (64K),
 # NETEM_DEPTH (16), NETEM_DEADLINE (per run watchdog, s).
 # NETEM_SOAK=SECONDS (one guest, vrnic): the long run instead of the cases:
 # the mixed case's ops over and over until SECONDS have passed, each run
@@ -191,10 +192,11 @@ wait_listen() {
 # judge CASE OP RC SRC: assert the run and the counters; record the result.
 judge() {
 	local c=$1 op=$2 rc=$3 src=$4 name=netem/$tag/$1/$2${round:+/round$round}
-	local j=$work/$1-$2.client.json
 	local sd=$work/$1-$2.server.delta cd=$work/$1-$2.client.delta why=()
 	local status
-	status=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["status"])' "$j" 2>/dev/null || echo none)
+	# row() left the client's status there (a python3 start costs the
+	# guest seconds: one a run, not two).
+	read -r status <"$work/$1-$2.status" 2>/dev/null || status=none
 	# Sum of a counter over both devices.
 	sum() { echo $(($(val "$sd" "$1") + $(val "$cd" "$1"))); }
 	if [ "$drv" = rxe ]; then
@@ -285,6 +287,8 @@ rec = {"case": case, "netem": args, "op": op, "driver": drv,
                     "client": deltas(base + ".client.delta")},
        "traffic": t}
 json.dump(rec, open(base + ".json", "w"))
+with open(base + ".status", "w") as f:
+    print(t.get("status", "none"), file=f)
 s, c = rec["counters"]["server"], rec["counters"]["client"]
 def both(k):
     if k not in s and k not in c:
@@ -390,13 +394,23 @@ if [ -n "${NETEM_SOAK:-}" ]; then
 	cases=
 fi
 
+# case_ops CASE: the ops CASE runs: NETEM_CASE_OPS="CASE=OP,OP ..." names
+# them per case (make check: each op under several faults, every case
+# with some), otherwise NETEM_OPS.
+case_ops() {
+	local e
+	for e in ${NETEM_CASE_OPS:-}; do
+		[ "${e%%=*}" = "$1" ] && { echo "${e#*=}" | tr , ' '; return 0; }
+	done
+	echo "$ops"
+}
 for c in $cases; do
 	netem_args "$c" >/dev/null
 	[ "$hosts" -gt 1 ] && tb_barrier "netem-$c-set" 120
 	netem_set "$c"
 	[ "$hosts" -gt 1 ] && tb_barrier "netem-$c-ready" 120
 	[ "$role" = server ] || header "$c"
-	for op in $ops; do
+	for op in $(case_ops "$c"); do
 		one "$c" "$op"
 	done
 	[ "$hosts" -gt 1 ] && tb_barrier "netem-$c-end" $((deadline + 120))

@@ -1,0 +1,6 @@
+# SPDX-License-Identifier: GPL-2.0
+# Interop with stock rxe between two guests: rxe on host0 (the servers),
+# vrnic on host1 (the clients), the smoke tools (smoke.sh) between them; a
+# test of its own so that a suite (suite.sh) can run it beside others.
+export VRNIC_DRIVER0=rxe VRNIC_DRIVER1=vrnic
+. tools/testbed/tests/smoke.sh
