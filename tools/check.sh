@@ -83,8 +83,8 @@ declare -A budget_check=(
 	[stock/interop-vrnic-rxe]=300 [stock/interop-rxe-vrnic]=300
 	[stock/iommu-rxe]=90 [stock/iommu-vrnic]=240
 	[stock/conformance-vrnic]=240 [stock/smoke-vrnic]=300
-	[debug/one]=1800 [debug/kunit]=360 [debug/conformance]=600
-	[debug/teardown]=600 [debug/netem]=400 [debug/fuzz]=400
+	[debug/one]=3000 [debug/kunit]=400 [debug/conformance]=500
+	[debug/teardown]=1200 [debug/netem]=600 [debug/fuzz]=600
 )
 declare -A budget_full=(
 	[stock/one]=5400 [stock/two]=1800 [stock/teardown]=600 [stock/load]=900
@@ -336,8 +336,8 @@ debug_guests() {
 		# on (their recording runs under the checkers; bpftrace itself
 		# runs in the stock kernel), teardown, netem's mixed case and
 		# the fuzzer, at check's sizes.
-		dsuite debug/one one 1800 kunit:300 conformance:600 \
-			teardown:600 netem:400 fuzz:400 -- "${kenv[@]}" "${common[@]}" \
+		dsuite debug/one one 3600 kunit:400 conformance:600 \
+			teardown:1200 netem:600 fuzz:600 -- "${kenv[@]}" "${common[@]}" \
 			--env VRNIC_TRACE_EVENTS=1 --env NETEM_BYTES=256K \
 			--env FUZZ_COUNT=2000 --env TEARDOWN_D=8
 		return
