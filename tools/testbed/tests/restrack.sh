@@ -423,6 +423,23 @@ res ns1 mr
 res ns0 cq
 res ns1 cq
 echo "$(date +%T.%N) sampled"
+# The model's view, while the clock accounts: the live QPs' contexts and
+# the benchmark MRs' translations are on chip (the traffic keeps them
+# there); with the clock off the fields are absent (as in the checks
+# below).  Sampled now, while the traffic surely runs (each check below
+# starts a python3, seconds in a busy guest), and checked last; the
+# samples above are put back for the checks that read them.
+for k in ns0.qp ns1.qp ns0.mr ns1.mr; do cp "$work/$k.json" "$work/live.$k.json"; done
+for n in 0 1; do echo account >/sys/class/infiniband/vrnic$n/model/clock.mode; done
+sleep 1
+res ns0 qp && res ns1 qp && res ns0 mr && res ns1 mr
+for n in 0 1; do echo off >/sys/class/infiniband/vrnic$n/model/clock.mode; done
+echo "--- rdma res show qp -dd (ns1, clock.mode account)"
+ip netns exec ns1 rdma res show qp -dd
+for k in ns0.qp ns1.qp ns0.mr ns1.mr; do
+	cp "$work/$k.json" "$work/acct.$k.json"
+	cp "$work/live.$k.json" "$work/$k.json"
+done
 echo "--- rdma res show qp -dd (ns1, under traffic)"
 ip netns exec ns1 rdma res show qp -dd
 echo "--- rdma res show mr -dd (ns1, under traffic)"
@@ -509,16 +526,8 @@ for ns in ("ns0", "ns1"):
                "%s: CQ %s used %s/%s overflowed %s" % (ns, e.get("cqn"), d.get("used"), d.get("depth"), d.get("overflowed")))
 '
 
-# The model's view, while the clock accounts: the live QPs' contexts and
-# the benchmark MRs' translations are on chip (the traffic keeps them
-# there); with the clock off the fields are absent (as in the checks
-# above).
-for n in 0 1; do echo account >/sys/class/infiniband/vrnic$n/model/clock.mode; done
-sleep 1
-res ns0 qp && res ns1 qp && res ns0 mr && res ns1 mr
-for n in 0 1; do echo off >/sys/class/infiniband/vrnic$n/model/clock.mode; done
-echo "--- rdma res show qp -dd (ns1, clock.mode account)"
-ip netns exec ns1 rdma res show qp -dd
+# The model's view, sampled above while the traffic ran.
+for k in ns0.qp ns1.qp ns0.mr ns1.mr; do cp "$work/acct.$k.json" "$work/$k.json"; done
 check restrack/model-residency '
 for ns in ("ns0", "ns1"):
     dev = "vrnic" + ns[2]
