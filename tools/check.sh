@@ -76,15 +76,15 @@ declare -A budget_check=(
 	[stock/one]=1500 [stock/module-load]=90 [stock/conformance]=240
 	[stock/netns]=120 [stock/teardown]=300 [stock/load]=240
 	[stock/netem]=400 [stock/fuzz]=240 [stock/vrnicctl]=200
-	[stock/model]=240 [stock/restrack]=150 [stock/sweeps]=240
+	[stock/model]=240 [stock/restrack]=240 [stock/sweeps]=240
 	[stock/bpftrace]=240
 	[stock/interop-conformance]=240
 	[stock/two]=900 [stock/smoke]=300 [stock/nvmeof]=200
 	[stock/interop-vrnic-rxe]=300 [stock/interop-rxe-vrnic]=300
 	[stock/iommu-rxe]=90 [stock/iommu-vrnic]=240
 	[stock/conformance-vrnic]=240 [stock/smoke-vrnic]=300
-	[debug/one]=3000 [debug/kunit]=400 [debug/conformance]=500
-	[debug/teardown]=1200 [debug/netem]=600 [debug/fuzz]=600
+	[debug/one]=4000 [debug/kunit]=400 [debug/conformance]=500
+	[debug/teardown]=1200 [debug/netem]=900 [debug/fuzz]=900
 )
 declare -A budget_full=(
 	[stock/one]=5400 [stock/two]=1800 [stock/teardown]=600 [stock/load]=900
@@ -336,8 +336,8 @@ debug_guests() {
 		# on (their recording runs under the checkers; bpftrace itself
 		# runs in the stock kernel), teardown, netem's mixed case and
 		# the fuzzer, at check's sizes.
-		dsuite debug/one one 3600 kunit:400 conformance:600 \
-			teardown:1200 netem:600 fuzz:600 -- "${kenv[@]}" "${common[@]}" \
+		dsuite debug/one one 4500 kunit:400 conformance:600 \
+			teardown:1200 netem:900 fuzz:900 -- "${kenv[@]}" "${common[@]}" \
 			--env VRNIC_TRACE_EVENTS=1 --env NETEM_BYTES=256K \
 			--env FUZZ_COUNT=2000 --env TEARDOWN_D=8
 		return
