@@ -72,16 +72,16 @@ declare -A budget_check=(
 	[host/scan-log]=60 [host/install]=300 [host/ctest]=120 [host/intree]=600
 	[build/kmod-stock]=240 [build/kmod-debug]=300
 	[build/debug-kernel]=1800
-	[stock/log-scan-catches-warn]=60 [stock/rxe]=600 [stock/conformance-rxe]=240
-	[stock/one]=1500 [stock/module-load]=90 [stock/conformance]=240
-	[stock/netns]=120 [stock/teardown]=300 [stock/load]=240
-	[stock/netem]=400 [stock/fuzz]=240 [stock/vrnicctl]=200
+	[stock/log-scan-catches-warn]=90 [stock/rxe]=600 [stock/conformance-rxe]=240
+	[stock/one]=2400 [stock/module-load]=90 [stock/conformance]=240
+	[stock/netns]=150 [stock/teardown]=300 [stock/load]=240
+	[stock/netem]=500 [stock/fuzz]=240 [stock/vrnicctl]=200
 	[stock/model]=240 [stock/restrack]=240 [stock/sweeps]=240
-	[stock/bpftrace]=240
+	[stock/bpftrace]=300
 	[stock/interop-conformance]=240
 	[stock/two]=900 [stock/smoke]=300 [stock/nvmeof]=200
 	[stock/interop-vrnic-rxe]=300 [stock/interop-rxe-vrnic]=300
-	[stock/iommu-rxe]=90 [stock/iommu-vrnic]=240
+	[stock/iommu-rxe]=120 [stock/iommu-vrnic]=240
 	[stock/conformance-vrnic]=240 [stock/smoke-vrnic]=300
 	[debug/one]=4000 [debug/kunit]=400 [debug/conformance]=500
 	[debug/teardown]=1200 [debug/netem]=900 [debug/fuzz]=900
