@@ -83,7 +83,7 @@ declare -A budget_check=(
 	[stock/interop-vrnic-rxe]=300 [stock/interop-rxe-vrnic]=300
 	[stock/iommu-rxe]=120 [stock/iommu-vrnic]=240
 	[stock/conformance-vrnic]=240 [stock/smoke-vrnic]=300
-	[debug/one]=4000 [debug/kunit]=400 [debug/conformance]=500
+	[debug/one]=4000 [debug/quick]=700 [debug/kunit]=400 [debug/conformance]=500
 	[debug/teardown]=1200 [debug/netem]=900 [debug/fuzz]=900
 )
 declare -A budget_full=(
@@ -129,7 +129,7 @@ stock_kdir=/usr/src/linux-headers-$abi-amd64
 # stock kernel's side builds and runs.
 debug_wanted=0
 for st in kunit module-load conformance teardown netns netem fuzz model load \
-	smoke nvmeof one one-a one-b two nvmeof-vrnic intree; do
+	smoke nvmeof one one-a one-b two quick nvmeof-vrnic intree; do
 	want "debug/$st" && debug_wanted=1
 done
 dk_pid=""
@@ -328,7 +328,7 @@ debug_guests() {
 	local ko=$REPO_DIR/build/kmod/debug/vrnic-kunit/rdma_vrnic.ko
 	local common=(--env "VRNIC_KUNIT_KO=$ko" --env VRNIC_DRIVER=vrnic)
 	if [ "$tier" = quick ]; then
-		dsuite debug/kunit one 600 kunit:300 -- "${kenv[@]}" "${common[@]}"
+		dsuite debug/quick one 600 kunit:300 -- "${kenv[@]}" "${common[@]}"
 		return
 	fi
 	if [ "$tier" = check ]; then

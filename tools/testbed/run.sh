@@ -93,7 +93,12 @@ port1=$(( port0 + 1 ))
 pids=()
 cleanup() {
 	local p
-	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
+	# Each pid is a timeout(1) whose child is QEMU: a SIGKILL to timeout
+	# cannot reach its child, so the child first.
+	for p in "${pids[@]}"; do
+		pkill -9 -P "$p" 2>/dev/null || true
+		kill -9 "$p" 2>/dev/null || true
+	done
 }
 trap cleanup EXIT INT TERM
 
@@ -160,7 +165,7 @@ vrnic.repo=$REPO_DIR vrnic.script=/results/script.sh vrnic.tmo=$tmo vrnic.kernel
 # the run starts once more, the first attempt's folders kept as
 # host<N>.boot1.
 boot_limit=150
-[ "$kernel" = debug ] && boot_limit=400
+[ "$kernel" = debug ] && boot_limit=300
 boot_limit=${VRNIC_BOOT_LIMIT:-$boot_limit}
 booted() {
 	local h i
