@@ -72,7 +72,7 @@ declare -A budget_check=(
 	[host/scan-log]=60 [host/install]=300 [host/ctest]=120 [host/intree]=600
 	[build/kmod-stock]=240 [build/kmod-debug]=300
 	[build/debug-kernel]=1800
-	[stock/log-scan-catches-warn]=90 [stock/rxe]=600 [stock/conformance-rxe]=240
+	[stock/log-scan-catches-warn]=90 [stock/rxe]=600
 	[stock/one]=2400 [stock/module-load]=90 [stock/conformance]=240
 	[stock/netns]=150 [stock/teardown]=300 [stock/load]=240
 	[stock/netem]=500 [stock/fuzz]=240 [stock/vrnicctl]=200
@@ -189,14 +189,18 @@ fi
 # (not in quick); the in-tree build (kernel/ as drivers/infiniband/sw/vrnic
 # in the debug kernel's source) runs in the debug lane, once that kernel
 # is there.
+# host_install NAME PARTS: install-test.sh's PARTS as step host/NAME.
+host_install() {
+	if INSTALL_TEST_PARTS=$2 timed "host/$1" tools/testbed/tests/host/install-test.sh \
+		>"$out/host-$1.log" 2>&1; then
+		record PASS "host/$1"
+	else
+		record FAIL "host/$1" "$out/host-$1.log"
+	fi
+}
 parts="install"
 [ "$tier" != quick ] && parts+=" dkms"
-if INSTALL_TEST_PARTS=$parts timed host/install tools/testbed/tests/host/install-test.sh \
-	>"$out/host-install.log" 2>&1; then
-	record PASS host/install
-else
-	record FAIL host/install "$out/host-install.log"
-fi
+host_install install "$parts"
 # The host's unit tests (ctest): every case a result, and as many as
 # ctest lists.
 host_ctest() {
@@ -367,12 +371,7 @@ debug_guests() {
 # kernel's source tree (its cache is read, not written).
 host_intree() {
 	want debug/intree || return 0
-	if INSTALL_TEST_PARTS=intree timed host/intree tools/testbed/tests/host/install-test.sh \
-		>"$out/host-intree.log" 2>&1; then
-		record PASS host/intree
-	else
-		record FAIL host/intree "$out/host-intree.log"
-	fi
+	host_install intree intree
 }
 
 debug_lane() {
@@ -502,7 +501,7 @@ stock_lane() {
 # op, each other case with two, so that each op meets four or five kinds
 # of fault (a run costs the guest some 12 s, most of it process starts).
 netem_case_ops="clean=send,write,read,atomic loss1=send,read loss5=write,atomic reorder=send,read duplicate=write,atomic corrupt=send,read mixed=send,write,read,atomic"
-stock_steps="log-scan-catches-warn rxe conformance-rxe one module-load conformance netns teardown load netem fuzz vrnicctl model restrack sweeps bpftrace netem-soak interop-conformance two smoke nvmeof smoke-rxe interop-vrnic-rxe interop-rxe-vrnic iommu-rxe iommu-vrnic conformance-vrnic smoke-vrnic"
+stock_steps="log-scan-catches-warn rxe one module-load conformance netns teardown load netem fuzz vrnicctl model restrack sweeps bpftrace netem-soak interop-conformance two smoke nvmeof smoke-rxe interop-vrnic-rxe interop-rxe-vrnic iommu-rxe iommu-vrnic conformance-vrnic smoke-vrnic"
 
 # run_lane NAME FUNCTION: the lane's results, steps and output go to files
 # of its own (merged below), its output lines prefixed with its name.
