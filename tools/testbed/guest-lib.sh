@@ -10,16 +10,46 @@ tb_modprobe() {
 	done
 }
 
+# tb_sleep SECONDS: sleep without starting a process: a read that times
+# out on a FIFO nobody writes, opened once when this file is sourced (so
+# subshells share it).  In the debug kernel under TCG a process start
+# costs a quarter of a second or more, which the testbed's polling loops
+# (`sleep 0.1`) paid every round.  `sleep` below is this for the scripts
+# that source this file; other arguments (infinity, several) go to
+# sleep(1).
+tb_sleep_fd=
+if mkfifo "/run/tb-sleep.$$" 2>/dev/null; then
+	exec {tb_sleep_fd}<>"/run/tb-sleep.$$"
+	rm -f "/run/tb-sleep.$$"
+fi
+tb_sleep() {
+	if [ -n "$tb_sleep_fd" ]; then
+		read -r -t "$1" -u "$tb_sleep_fd" _ || true
+	else
+		command sleep "$1"
+	fi
+}
+sleep() {
+	if [ $# -eq 1 ] && [[ $1 =~ ^[0-9]*\.?[0-9]+$ ]]; then
+		tb_sleep "$1"
+	else
+		command sleep "$@"
+	fi
+}
+
 # tb_barrier NAME [TIMEOUT]: wait until every guest of the run reached NAME.
 tb_barrier() {
-	local name=$1 tmo=${2:-120} i n
+	local name=$1 tmo=${2:-120} i n f
 	if [ -e "$VRNIC_SYNC/$name.$VRNIC_HOST" ]; then
 		echo "barrier $name: name used twice in one run" >&2
 		return 1
 	fi
-	touch "$VRNIC_SYNC/$name.$VRNIC_HOST"
+	: >"$VRNIC_SYNC/$name.$VRNIC_HOST"
 	for ((i = 0; i < tmo * 10; i++)); do
-		n=$(ls "$VRNIC_SYNC" | grep -c "^$name\.[0-9]*$" || true)
+		n=0
+		for f in "$VRNIC_SYNC/$name".*; do
+			[[ ${f##*/$name.} =~ ^[0-9]+$ ]] && n=$((n + 1))
+		done
 		[ "$n" -ge "$VRNIC_HOSTS" ] && return 0
 		sleep 0.1
 	done
@@ -32,7 +62,7 @@ tb_put() { echo "$2" >"$VRNIC_SYNC/val.$1.tmp" && mv "$VRNIC_SYNC/val.$1.tmp" "$
 tb_get() {
 	local i tmo=${2:-120}
 	for ((i = 0; i < tmo * 10; i++)); do
-		[ -f "$VRNIC_SYNC/val.$1" ] && { cat "$VRNIC_SYNC/val.$1"; return 0; }
+		[ -f "$VRNIC_SYNC/val.$1" ] && { echo "$(<"$VRNIC_SYNC/val.$1")"; return 0; }
 		sleep 0.1
 	done
 	echo "tb_get $1: timed out" >&2
@@ -106,13 +136,22 @@ tb_hw_counters() {
 
 # tb_gid_index DEV: the index of DEV's RoCE v2 GID for the guest's IPv4
 # address (the one perftest's -x and pingpong's -g want).
+# The table has 1024 entries, and reading one costs the debug kernel some
+# milliseconds: the scan reads them in order with the shell's own read and
+# stops at the first match, or after 16 empty entries in a row (the core
+# fills the lowest free entry, so the addresses sit at the start, with at
+# most the holes of deleted ones).
 tb_gid_index() {
-	local d=/sys/class/infiniband/$1/ports/1 f t
-	# The table has 1024 entries: one grep finds the IPv4 ones, rather
-	# than two processes per entry.
-	for f in $(grep -l '^0000:0000:0000:0000:0000:ffff:' "$d"/gids/* 2>/dev/null); do
-		read -r t <"$d/gid_attrs/types/${f##*/}" 2>/dev/null || continue
-		[ "$t" = "RoCE v2" ] && { echo "${f##*/}"; return 0; }
+	local d=/sys/class/infiniband/$1/ports/1 i g t empty=0
+	for ((i = 0; i < 1024 && empty < 16; i++)); do
+		read -r g <"$d/gids/$i" 2>/dev/null || return 1
+		case "$g" in
+		0000:0000:0000:0000:0000:0000:0000:0000) empty=$((empty + 1)); continue ;;
+		0000:0000:0000:0000:0000:ffff:*)
+			read -r t <"$d/gid_attrs/types/$i" 2>/dev/null &&
+				[ "$t" = "RoCE v2" ] && { echo "$i"; return 0; } ;;
+		esac
+		empty=0
 	done
 	return 1
 }
@@ -160,12 +199,21 @@ tb_netns_pair_del() {
 }
 
 # tb_wait_port PORT [TIMEOUT [NETNS]]: wait until a TCP listener is on PORT
-# (in network namespace NETNS).
+# (in network namespace NETNS).  Reads /proc/net/tcp{,6} with the shell's
+# own read (through nsenter(1) for a namespace: one process a round, not
+# ss, grep and ip's mount namespace).
 tb_wait_port() {
-	local i in=()
-	[ -n "${3:-}" ] && in=(ip netns exec "$3")
+	local i hex line
+	printf -v hex '%04X' "$1"
 	for ((i = 0; i < ${2:-30} * 10; i++)); do
-		"${in[@]}" ss -Hltn "sport = :$1" | grep -q . && return 0
+		if [ -n "${3:-}" ]; then
+			line=$(nsenter --net="/run/netns/$3" cat /proc/net/tcp /proc/net/tcp6 2>/dev/null || true)
+		else
+			line=$(</proc/net/tcp)
+			[ -r /proc/net/tcp6 ] && line+=$'\n'$(</proc/net/tcp6)
+		fi
+		# sl local_address rem_address st: a listener is st 0A.
+		[[ $line =~ :$hex\ [0-9A-F]+:0000\ 0A ]] && return 0
 		sleep 0.1
 	done
 	echo "nothing listens on TCP port $1${3:+ in $3}" >&2

@@ -137,11 +137,7 @@ phase() {
 	ip netns exec ns0 timeout $((dur * 4 + 120)) ib_write_bw -d vrnic0 -x "$g0" -F \
 		-D "$((dur * 3))" -p 18516 >"$p.bw-server.log" 2>&1 &
 	local bws=$!
-	for ((i = 0; i < 300; i++)); do
-		ip netns exec ns0 ss -Hltn 'sport = :18515' | grep -q . &&
-			ip netns exec ns0 ss -Hltn 'sport = :18516' | grep -q . && break
-		sleep 0.1
-	done
+	tb_wait_port 18515 30 ns0 && tb_wait_port 18516 30 ns0 || true
 	ip netns exec ns1 timeout $((dur * 4 + 120)) ibv_rc_pingpong -d vrnic1 -g "$g1" \
 		-n "$iters" -c -p 18515 10.97.0.1 >"$p.pp-client.log" 2>&1 &
 	local ppc=$!
@@ -279,10 +275,7 @@ pp_after() {
 	ip netns exec ns0 timeout 60 ibv_rc_pingpong -d vrnic0 -g "$g0" -n 500 -c \
 		>"$out/after.server.log" 2>&1 &
 	local s=$! i rc=0
-	for ((i = 0; i < 300; i++)); do
-		ip netns exec ns0 ss -Hltn 'sport = :18515' | grep -q . && break
-		sleep 0.1
-	done
+	tb_wait_port 18515 30 ns0 || true
 	ip netns exec ns1 timeout 60 ibv_rc_pingpong -d vrnic1 -g "$g1" -n 500 -c 10.97.0.1 \
 		>"$out/after.client.log" 2>&1 || rc=$?
 	wait "$s" || rc=$((rc + $?))

@@ -120,43 +120,70 @@ mkdir -p "$work"
 # The counters that tell what the link did.
 counters="retransmits out_of_seq_request rcvd_seq_err duplicate_request rx_drop_icrc rcvd_rnr_err send_rnr_err retry_exceeded_err rx_drop_malformed"
 
+# net_text SIDE: SIDE's namespace's /proc/net/snmp and /proc/net/dev (one
+# process for a namespace, none otherwise).
+net_text() {
+	if [ "$hosts" -eq 1 ]; then
+		local ns=ns0
+		[ "$1" = client ] && ns=ns1
+		nsenter --net="/run/netns/$ns" cat /proc/net/snmp /proc/net/dev
+	else
+		cat /proc/net/snmp /proc/net/dev
+	fi
+}
 # snap SIDE FILE: SIDE's device counters and its namespace's IP/UDP error
-# counters, one "name value" a line.
+# counters, one "name value" a line.  Read with the shell's own read: in
+# the debug kernel every process started costs the run a second or more,
+# and a snapshot is taken four times a run.
 snap() {
-	local side=$1 d
-	d=$sdev
+	local side=$1 d=$sdev ifc=${sidelink[$1]} line ip=() udp=() f i
+	local -a v
 	[ "$side" = client ] && d=$cdev
-	tb_hw_counters "$d" $counters >"$2"
-	# /proc/net/snmp is per namespace.
-	in_side "$side" awk '
-		$1 == "Ip:" && !ip { for (i = 2; i <= NF; i++) h[i] = $i; ip = 1; next }
-		$1 == "Ip:" { for (i = 2; i <= NF; i++) if (h[i] == "InHdrErrors") print "ip_in_hdr_errors", $i }
-		$1 == "Udp:" && !udp { for (i = 2; i <= NF; i++) u[i] = $i; udp = 1; next }
-		$1 == "Udp:" { for (i = 2; i <= NF; i++) if (u[i] == "InCsumErrors" || u[i] == "NoPorts") print "udp_" tolower(u[i]), $i }
-	' /proc/net/snmp >>"$2"
-	# Drops below the device: the netdev's queues and the per-CPU backlog
-	# (softnet_stat's second column, hex, for all CPUs).
-	local ifc=${sidelink[$side]}
-	in_side "$side" cat /sys/class/net/$ifc/statistics/tx_dropped \
-		/sys/class/net/$ifc/statistics/rx_dropped | awk '{ s += $1 } END { print "link_drops", s }' >>"$2"
-	local a b rest n=0
-	while read -r a b rest; do n=$((n + 0x$b)); done </proc/net/softnet_stat
-	echo "backlog_drops $n" >>"$2"
+	{
+		tb_hw_counters "$d" $counters
+		while IFS= read -r line; do
+			read -r -a v <<<"${line/:/: }"
+			case "${v[0]}" in
+			Ip:)
+				if [ ${#ip[@]} -eq 0 ]; then ip=("${v[@]}"); continue; fi
+				for ((i = 1; i < ${#v[@]}; i++)); do
+					[ "${ip[i]}" = InHdrErrors ] && echo "ip_in_hdr_errors ${v[i]}"
+				done ;;
+			Udp:)
+				if [ ${#udp[@]} -eq 0 ]; then udp=("${v[@]}"); continue; fi
+				for ((i = 1; i < ${#v[@]}; i++)); do
+					case "${udp[i]}" in
+					InCsumErrors) echo "udp_incsumerrors ${v[i]}" ;;
+					NoPorts) echo "udp_noports ${v[i]}" ;;
+					esac
+				done ;;
+			"$ifc:")
+				# Drops below the device: the netdev's receive and
+				# transmit drops (fields 4 and 12 of /proc/net/dev).
+				echo "link_drops $((v[4] + v[12]))" ;;
+			esac
+		done <<<"$(net_text "$side")"
+		# ... and the per-CPU backlog (softnet_stat's second column, hex,
+		# for all CPUs).
+		local a b rest n=0
+		while read -r a b rest; do n=$((n + 0x$b)); done </proc/net/softnet_stat
+		echo "backlog_drops $n"
+	} >"$2"
 }
 # delta BEFORE AFTER OUT: per-name differences.
 delta() {
-	awk 'NR == FNR { b[$1] = $2; next } { print $1, $2 - b[$1] }' "$1" "$2" >"$3"
-}
-# val FILE NAME: a counter from a delta file (0 when the device has none).
-# The shell's read, not a process: judge() asks for some twenty.
-val() {
+	local -A b=()
 	local n v
-	while read -r n v; do
-		[ "$n" = "$2" ] && { echo "$((v + 0))"; return 0; }
-	done <"$1"
-	echo 0
+	while read -r n v; do b[$n]=$v; done <"$1"
+	while read -r n v; do echo "$n $((v - ${b[$n]:-0}))"; done <"$2" >"$3"
 }
-has() { grep -q "^$2 " "$1"; }
+# load_counts ARRAY FILE: a delta file into an associative array.
+load_counts() {
+	local -n arr=$1
+	local n v
+	[ -f "$2" ] || return 0
+	while read -r n v; do arr[$n]=$v; done <"$2"
+}
 
 netem_set() { # CASE
 	local l args
@@ -182,11 +209,7 @@ run_client() {
 		>"$work/$1-$2.client.json" 2>"$work/$1-$2.client.err"
 }
 wait_listen() {
-	for ((i = 0; i < 300; i++)); do
-		in_side server ss -Hltn "sport = :$port" | grep -q . && return 0
-		sleep 0.1
-	done
-	return 1
+	if [ "$hosts" -eq 1 ]; then tb_wait_port "$port" 30 ns0; else tb_wait_port "$port" 30; fi
 }
 
 # judge CASE OP RC SRC: assert the run and the counters; record the result.
@@ -194,11 +217,11 @@ judge() {
 	local c=$1 op=$2 rc=$3 src=$4 name=netem/$tag/$1/$2${round:+/round$round}
 	local sd=$work/$1-$2.server.delta cd=$work/$1-$2.client.delta why=()
 	local status
-	# row() left the client's status there (a python3 start costs the
-	# guest seconds: one a run, not two).
+	# row() left the client's status there.
 	read -r status <"$work/$1-$2.status" 2>/dev/null || status=none
-	# Sum of a counter over both devices.
-	sum() { echo $(($(val "$sd" "$1") + $(val "$cd" "$1"))); }
+	local -A S=() C=()
+	load_counts S "$sd"
+	load_counts C "$cd"
 	if [ "$drv" = rxe ]; then
 		# The reference: only the data counts.  What rxe does under
 		# faults (retry exceeded, error completions, a hang the watchdog
@@ -212,13 +235,14 @@ judge() {
 	fi
 	[ "$rc" -eq 0 ] || why+=("client exit $rc ($status)")
 	[ "$src" -eq 0 ] || why+=("server exit $src")
-	[ "$(sum retry_exceeded_err)" -eq 0 ] || why+=("retry_exceeded_err moved")
 	local retr oos seq dup icrc nak
-	retr=$(sum retransmits)
-	oos=$(sum out_of_seq_request)
-	seq=$(sum rcvd_seq_err)
-	dup=$(sum duplicate_request)
-	icrc=$(sum rx_drop_icrc)
+	[ $((${S[retry_exceeded_err]:-0} + ${C[retry_exceeded_err]:-0})) -eq 0 ] ||
+		why+=("retry_exceeded_err moved")
+	retr=$((${S[retransmits]:-0} + ${C[retransmits]:-0}))
+	oos=$((${S[out_of_seq_request]:-0} + ${C[out_of_seq_request]:-0}))
+	seq=$((${S[rcvd_seq_err]:-0} + ${C[rcvd_seq_err]:-0}))
+	dup=$((${S[duplicate_request]:-0} + ${C[duplicate_request]:-0}))
+	icrc=$((${S[rx_drop_icrc]:-0} + ${C[rx_drop_icrc]:-0}))
 	nak=$((oos + seq))
 	case "$c" in
 	clean)
@@ -238,7 +262,7 @@ judge() {
 		[ $((nak + dup)) -gt 0 ] || why+=("reordering moved neither sequence NAKs nor duplicates")
 		;;
 	duplicate)
-		[ "$(val "$sd" duplicate_request)" -gt 0 ] || why+=("no duplicate_request on the responder")
+		[ "${S[duplicate_request]:-0}" -gt 0 ] || why+=("no duplicate_request on the responder")
 		;;
 	corrupt)
 		[ "$icrc" -gt 0 ] || why+=("no rx_drop_icrc under corruption")
@@ -258,48 +282,55 @@ judge() {
 	fi
 }
 
-# row CASE OP RC SRC: one line of the case's table, and the run's JSON.
+# json_obj FILE: a delta file as a JSON object.
+json_obj() {
+	local n v sep=
+	printf '{'
+	if [ -f "$1" ]; then
+		while read -r n v; do printf '%s"%s": %s' "$sep" "$n" "$v"; sep=', '; done <"$1"
+	fi
+	printf '}'
+}
+# row CASE OP RC SRC: one line of the case's table, the run's JSON and its
+# status.  The shell's own reads: a python3 start costs the debug kernel
+# seconds, ten a run under a busy host.
 row() {
-	python3 - "$work" "$1" "$2" "$3" "$4" "$(netem_args "$1")" "$drv" <<'PY'
-import json, sys, os
-work, case, op, rc, src, args, drv = sys.argv[1:]
-def load(p):
-    try:
-        return json.load(open(p))
-    except Exception:
-        return None
-def deltas(p):
-    d = {}
-    if os.path.exists(p):
-        for line in open(p):
-            k, v = line.split()
-            d[k] = int(v)
-    return d
-base = f"{work}/{case}-{op}"
-t = load(base + ".client.json") or {}
-rec = {"case": case, "netem": args, "op": op, "driver": drv,
-       "client-exit": int(rc), "server-exit": int(src),
-       "status": t.get("status", "no-result"),
-       "bytes-requested": t.get("bytes-requested", 0),
-       "bytes-verified": t.get("bytes-verified", 0),
-       "elapsed-s": t.get("elapsed-s", 0), "mb-per-s": t.get("mb-per-s", 0),
-       "counters": {"server": deltas(base + ".server.delta"),
-                    "client": deltas(base + ".client.delta")},
-       "traffic": t}
-json.dump(rec, open(base + ".json", "w"))
-with open(base + ".status", "w") as f:
-    print(t.get("status", "none"), file=f)
-s, c = rec["counters"]["server"], rec["counters"]["client"]
-def both(k):
-    if k not in s and k not in c:
-        return "-"
-    return f"{s.get(k, 0)}/{c.get(k, 0)}"
-print(f"{case:9} {op:6} {rec['status']:14} {rec['bytes-verified']:>11} "
-      f"{rec['mb-per-s']:8.2f} {both('retransmits'):>9} {both('out_of_seq_request'):>9} "
-      f"{both('rcvd_seq_err'):>9} {both('duplicate_request'):>9} {both('rx_drop_icrc'):>7} "
-      f"{both('udp_incsumerrors'):>7} {both('ip_in_hdr_errors'):>7} "
-      f"{both('link_drops'):>7} {both('backlog_drops'):>7}")
-PY
+	local base=$work/$1-$2 line key val traffic={} status=no-result
+	local -A t=([bytes-requested]=0 [bytes-verified]=0 [elapsed-s]=0 [mb-per-s]=0)
+	local -A S=() C=()
+	if [ -s "$base.client.json" ]; then
+		traffic=$(<"$base.client.json")
+		# vrnic-traffic -j: one top-level key a line, two spaces in.
+		while IFS= read -r line; do
+			[[ $line =~ ^\ \ \"([a-z-]+)\":\ \"?([^\",]*)\"?,?$ ]] || continue
+			t[${BASH_REMATCH[1]}]=${BASH_REMATCH[2]}
+		done <<<"$traffic"
+		status=${t[status]:-no-result}
+	fi
+	echo "${t[status]:-none}" >"$base.status"
+	printf '{"case": "%s", "netem": "%s", "op": "%s", "driver": "%s", ' \
+		"$1" "$(netem_args "$1")" "$2" "$drv" >"$base.json"
+	printf '"client-exit": %d, "server-exit": %d, "status": "%s", ' "$3" "$4" "$status" >>"$base.json"
+	printf '"bytes-requested": %s, "bytes-verified": %s, "elapsed-s": %s, "mb-per-s": %s, ' \
+		"${t[bytes-requested]}" "${t[bytes-verified]}" "${t[elapsed-s]}" "${t[mb-per-s]}" >>"$base.json"
+	{
+		printf '"counters": {"server": '
+		json_obj "$base.server.delta"
+		printf ', "client": '
+		json_obj "$base.client.delta"
+		printf '}, "traffic": %s}\n' "$traffic"
+	} >>"$base.json"
+	load_counts S "$base.server.delta"
+	load_counts C "$base.client.delta"
+	# Each counter as "server/client", or - where neither device has it.
+	local k cols=()
+	for k in retransmits out_of_seq_request rcvd_seq_err duplicate_request rx_drop_icrc \
+		udp_incsumerrors ip_in_hdr_errors link_drops backlog_drops; do
+		if [ -z "${S[$k]+x}" ] && [ -z "${C[$k]+x}" ]; then cols+=(-)
+		else cols+=("${S[$k]:-0}/${C[$k]:-0}"); fi
+	done
+	printf '%-9s %-6s %-14s %11s %8.2f %9s %9s %9s %9s %7s %7s %7s %7s %7s\n' \
+		"$1" "$2" "$status" "${t[bytes-verified]}" "${t[mb-per-s]}" "${cols[@]}"
 }
 header() {
 	echo "== netem case $1 ($(netem_args "$1" | sed 's/^$/no netem/')), counters server/client"
