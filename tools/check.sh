@@ -397,71 +397,99 @@ debug_lane() {
 	fi
 	kenv=(--kernel debug --env "VRNIC_KMOD=$REPO_DIR/build/kmod/debug/vrnic")
 	debug_guests
+	# Then the stock kernel's jobs the stock lane has not taken yet.
+	[ "$tier" = check ] && [ "$lanes" -ge 2 ] && stock_jobs
+	return 0
 }
 
 # size ARG...: the check tier's smaller sizes (--env lines); full runs each
 # script at its own defaults.
 size() { [ "$tier" = full ] || printf -- '--env\n%s\n' "$@"; }
 
-stock_lane() {
-	local any=0 st
-	for st in $stock_steps; do want "stock/$st" && any=1; done
-	[ "$any" -eq 1 ] || return 0
-	tools/testbed/prepare-kernel.sh stock >/dev/null
-	if timed build/kmod-stock kmod_build stock "$stock_kdir"; then
-		record PASS build/kmod-stock
-	else
-		record FAIL build/kmod-stock "$out/kmod-stock.log"
-		return
-	fi
-	kenv=(--kernel stock --env "VRNIC_KMOD=$REPO_DIR/build/kmod/stock/vrnic")
-	local -a sz
-	if [ "$tier" = quick ]; then
-		guest stock/conformance-vrnic "${kenv[@]}" --topo one --timeout 300 \
-			--env VRNIC_DRIVER=vrnic tools/testbed/tests/conformance.sh
-		guest stock/smoke-vrnic "${kenv[@]}" --topo two --timeout 600 \
-			--env VRNIC_DRIVER=vrnic --env SMOKE_ITERS=100 tools/testbed/tests/smoke.sh
-		return
-	fi
-	# The log scan is one script for both kernels: proving it once (and
-	# every pattern on the host, above) leaves the debug kernel's time
-	# to vrnic.
+# --- the stock kernel's guests: a queue both lanes take from ----------------
+# The stock kernel's guest runs are jobs in a queue (longest first).  The
+# stock lane takes them once its modules are built; the debug lane, once
+# its own guest is done, takes what is left, so that neither lane idles
+# while the other still has an hour of work (the machine's two cores are
+# busy either way: make check is bound by CPU, not by waiting).
+# The job names are the steps' (stock/NAME).
+stock_kenv=(--kernel stock --env "VRNIC_KMOD=$REPO_DIR/build/kmod/stock/vrnic")
+qdir=$out/queue
+mkdir -p "$qdir"
+# The order: the longest first, so that the last job to start is short.
+printf '%s\n' one two rxe iommu-vrnic iommu-rxe log-scan-catches-warn netem-soak smoke-rxe \
+	>"$qdir/jobs"
+echo 0 >"$qdir/next"
+# take_job: print the next job's name (and take it), or fail when none is left.
+take_job() {
+	local n job
+	until mkdir "$qdir/lock" 2>/dev/null; do sleep 0.2; done
+	n=$(<"$qdir/next")
+	job=$(sed -n "$((n + 1))p" "$qdir/jobs")
+	[ -n "$job" ] && echo $((n + 1)) >"$qdir/next"
+	rmdir "$qdir/lock"
+	[ -n "$job" ] && echo "$job"
+}
+# stock_jobs: take and run stock jobs until none is left (once the stock
+# modules are built: kmod-stock.rc).
+stock_jobs() {
+	local job i
+	for ((i = 0; i < 900; i++)); do
+		[ -f "$out/kmod-stock.rc" ] && break
+		sleep 2
+	done
+	[ "$(cat "$out/kmod-stock.rc" 2>/dev/null)" = 0 ] || return 0
+	kenv=("${stock_kenv[@]}")
+	while job=$(take_job); do
+		"sj_$job"
+	done
+}
+
+# The log scan is one script for both kernels: proving it once (and
+# every pattern on the host, above) leaves the debug kernel's time
+# to vrnic.
+sj_log-scan-catches-warn() {
 	expect_fail stock/log-scan-catches-warn "${kenv[@]}" --topo one \
 		--timeout 60 tools/testbed/tests/warn.sh
-	# rxe is the reference, in the stock kernel only: the conformance
-	# suite on rxe, then across the two drivers both ways (rxe0 in
-	# init_net, vrnic0 in a namespace, joined by veth).
+}
+# rxe is the reference, in the stock kernel only: the conformance
+# suite on rxe, then across the two drivers both ways (rxe0 in
+# init_net, vrnic0 in a namespace, joined by veth).
+sj_rxe() {
 	dsuite stock/rxe one 1200 conformance:300 interop-conformance:600 -- \
 		"${kenv[@]}" --tolerate rdma_rxe --env VRNIC_DRIVER=rxe
-	# vrnic's tests in one guest (suite.sh), each script in turn:
-	#   module-load  the module's load, unload and parameters;
-	#   conformance  the verbs suite, one device talking to its own GID;
-	#   netns        vrnic0 and vrnic1 in two namespaces joined by veth;
-	#   teardown     devices deleted, netdevs down, unregistered or
-	#                changing MTU, a process killed, the module unloaded:
-	#                all under traffic (each case's traffic lasts 15 s in
-	#                full, 6 s here);
-	#   load         RC QPs with traffic, rounds, no growth (1000 QPs and
-	#                three rounds in full, 200 and two here);
-	#   netem        RC traffic through tc netem (loss, reorder, duplicate,
-	#                corrupt, mixed), every byte verified, counters
-	#                asserted; every case with every op, 8 MiB per op in
-	#                full; here every case, each op under five or four of
-	#                them (netem_case_ops), 2 MiB per op
-	#                (CHECK_NETEM_BYTES=1G: the 1 GiB switch);
-	#   fuzz         vrnic-fuzz at live devices under traffic (a million
-	#                packets in full, 40000 here);
-	#   vrnicctl     against a live vrnic0: dev/stats/qp/model, text and
-	#                -j, errors;
-	#   model        the hardware model's pcie, dma and clock blocks under
-	#                real traffic: knobs, accounting, pacing, MPS, the dma
-	#                tracepoint, module parameters;
-	#   restrack     rdma res show qp/mr/cq -dd: vrnic's driver detail;
-	#   sweeps       vrnic-bench end to end, three short sweeps at the
-	#                points their checks read (the tool's JSON and plots,
-	#                the caches' modeled hits and misses; benchmarks are
-	#                not timed tests);
-	#   bpftrace     the bpftrace scripts against real traffic and errors.
+}
+# vrnic's tests in one guest (suite.sh), each script in turn:
+#   module-load  the module's load, unload and parameters;
+#   conformance  the verbs suite, one device talking to its own GID;
+#   netns        vrnic0 and vrnic1 in two namespaces joined by veth;
+#   teardown     devices deleted, netdevs down, unregistered or
+#                changing MTU, a process killed, the module unloaded:
+#                all under traffic (each case's traffic lasts 15 s in
+#                full, 6 s here);
+#   load         RC QPs with traffic, rounds, no growth (1000 QPs and
+#                three rounds in full, 200 and two here);
+#   netem        RC traffic through tc netem (loss, reorder, duplicate,
+#                corrupt, mixed), every byte verified, counters
+#                asserted; every case with every op, 8 MiB per op in
+#                full; here every case, each op under five or four of
+#                them (netem_case_ops), 2 MiB per op
+#                (CHECK_NETEM_BYTES=1G: the 1 GiB switch);
+#   fuzz         vrnic-fuzz at live devices under traffic (a million
+#                packets in full, 40000 here);
+#   vrnicctl     against a live vrnic0: dev/stats/qp/model, text and
+#                -j, errors;
+#   model        the hardware model's pcie, dma and clock blocks under
+#                real traffic: knobs, accounting, pacing, MPS, the dma
+#                tracepoint, module parameters;
+#   restrack     rdma res show qp/mr/cq -dd: vrnic's driver detail;
+#   sweeps       vrnic-bench end to end, three short sweeps at the
+#                points their checks read (the tool's JSON and plots,
+#                the caches' modeled hits and misses; benchmarks are
+#                not timed tests);
+#   bpftrace     the bpftrace scripts against real traffic and errors.
+sj_one() {
+	local -a sz
 	mapfile -t sz < <(size TEARDOWN_D=6 LOAD_QPS=200 LOAD_ROUNDS=2 \
 		NETEM_BYTES=2M "NETEM_CASE_OPS=$netem_case_ops" FUZZ_COUNT=20000)
 	[ -n "${CHECK_NETEM_BYTES:-}" ] && sz+=(--env "NETEM_BYTES=$CHECK_NETEM_BYTES")
@@ -471,31 +499,70 @@ stock_lane() {
 		"${kenv[@]}" "${sz[@]}" --env VRNIC_DRIVER=vrnic \
 		--env 'SWEEPS=mrc qpc mrreg' \
 		--env 'SWEEP_AT=mrc:8,16,32 qpc:4,8,64 mrreg:4096,65536'
-	# The soak (full, CHECK_SOAK=1): netem's mixed case for 10 minutes,
-	# nothing may grow.
-	[ "$tier" = full ] && [ -n "${CHECK_SOAK:-}" ] &&
-		guest stock/netem-soak "${kenv[@]}" --topo one --timeout 900 \
-			--env NETEM_SOAK=600 tools/testbed/tests/netem.sh
-	# Two guests: the nine stock tools on vrnic (500 iterations each in
-	# full, 100 here), interop with stock rxe both ways (the same tools,
-	# vrnic serving, then rxe), then a kernel ULP: NVMe over Fabrics
-	# (nvme-rdma host, nvmet-rdma target on null_blk), 16 MiB written,
-	# read back and compared.  rxe's own smoke run (the reference) in
-	# full only.
+}
+# The soak (full, CHECK_SOAK=1): netem's mixed case for 10 minutes,
+# nothing may grow.
+sj_netem-soak() {
+	[ "$tier" = full ] && [ -n "${CHECK_SOAK:-}" ] || return 0
+	guest stock/netem-soak "${kenv[@]}" --topo one --timeout 900 \
+		--env NETEM_SOAK=600 tools/testbed/tests/netem.sh
+}
+# Two guests: the nine stock tools on vrnic (500 iterations each in
+# full, 100 here), interop with stock rxe both ways (the same tools,
+# vrnic serving, then rxe), then a kernel ULP: NVMe over Fabrics
+# (nvme-rdma host, nvmet-rdma target on null_blk), 16 MiB written,
+# read back and compared.  rxe's own smoke run (the reference) in
+# full only.
+sj_two() {
+	local -a sz
 	mapfile -t sz < <(size SMOKE_ITERS=100)
 	dsuite stock/two two 2400 smoke:600 interop-vrnic-rxe:600 \
 		interop-rxe-vrnic:600 nvmeof:300 -- "${kenv[@]}" "${sz[@]}" \
 		--env VRNIC_DRIVER=vrnic
-	[ "$tier" = full ] && guest stock/smoke-rxe "${kenv[@]}" --tolerate rdma_rxe \
+}
+sj_smoke-rxe() {
+	[ "$tier" = full ] || return 0
+	guest stock/smoke-rxe "${kenv[@]}" --tolerate rdma_rxe \
 		--topo two --timeout 600 --env VRNIC_DRIVER=rxe tools/testbed/tests/smoke.sh
+}
+sj_iommu-rxe() {
 	guest stock/iommu-rxe "${kenv[@]}" --tolerate rdma_rxe \
 		--topo iommu --timeout 120 --env VRNIC_DRIVER=rxe tools/testbed/tests/iommu.sh
-	# vrnic behind the IOMMU: its MTTs hold IOVAs, not physical addresses.
-	# The data-path tests; the hostile, memory-protection and fault tests
-	# exercise no other DMA path and run above.
+}
+# vrnic behind the IOMMU: its MTTs hold IOVAs, not physical addresses.
+# The data-path tests; the hostile, memory-protection and fault tests
+# exercise no other DMA path and run above.
+sj_iommu-vrnic() {
 	guest stock/iommu-vrnic "${kenv[@]}" --topo iommu --timeout 300 \
 		--env VRNIC_DRIVER=vrnic --env 'GTEST_FILTER=*-Hostile/*:MemProt/*:FaultTest.*' \
 		tools/testbed/tests/conformance.sh
+}
+
+stock_lane() {
+	local any=0 st
+	for st in $stock_steps; do want "stock/$st" && any=1; done
+	if [ "$any" -eq 0 ]; then
+		echo 1 >"$out/kmod-stock.rc"
+		return 0
+	fi
+	tools/testbed/prepare-kernel.sh stock >/dev/null
+	if timed build/kmod-stock kmod_build stock "$stock_kdir"; then
+		record PASS build/kmod-stock
+		echo 0 >"$out/kmod-stock.rc"
+	else
+		record FAIL build/kmod-stock "$out/kmod-stock.log"
+		echo 1 >"$out/kmod-stock.rc"
+		return
+	fi
+	kenv=("${stock_kenv[@]}")
+	if [ "$tier" = quick ]; then
+		guest stock/conformance-vrnic "${kenv[@]}" --topo one --timeout 300 \
+			--env VRNIC_DRIVER=vrnic tools/testbed/tests/conformance.sh
+		guest stock/smoke-vrnic "${kenv[@]}" --topo two --timeout 600 \
+			--env VRNIC_DRIVER=vrnic --env SMOKE_ITERS=100 tools/testbed/tests/smoke.sh
+		return
+	fi
+	stock_jobs
 }
 # make check's netem plan: every fault case; clean and mixed with every
 # op, each other case with two, so that each op meets four or five kinds

@@ -102,6 +102,9 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
+# The emulated CPU (VRNIC_QEMU_CPU, QEMU's -cpu).
+qemu_cpu=${VRNIC_QEMU_CPU:-max,la57=off}
+
 # launch: start every guest of the run.
 launch() {
 	for h in $(seq 0 $((hosts - 1))); do
@@ -142,7 +145,7 @@ vrnic.repo=$REPO_DIR vrnic.script=/results/script.sh vrnic.tmo=$tmo vrnic.kernel
 		[ "$iommu" -eq 1 ] && append="$append intel_iommu=on iommu.passthrough=0 iommu.strict=1"
 
 		timeout --kill-after=5 $((tmo + 120)) \
-		qemu-system-x86_64 "${machine[@]}" -accel tcg,thread=multi -cpu max,la57=off \
+		qemu-system-x86_64 "${machine[@]}" -accel tcg,thread=multi -cpu "$qemu_cpu" \
 			-smp "$smp" -m "$mem" "${iommu_args[@]}" \
 			-kernel "$kdir/bzImage" -initrd "$kdir/initrd.gz" -append "$append" \
 			-display none -monitor none -no-reboot -nodefaults \
