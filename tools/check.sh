@@ -83,7 +83,7 @@ declare -A budget_check=(
 	[stock/interop-vrnic-rxe]=300 [stock/interop-rxe-vrnic]=300
 	[stock/iommu-rxe]=120 [stock/iommu-vrnic]=240
 	[stock/conformance-vrnic]=240 [stock/smoke-vrnic]=300
-	[debug/one]=4000 [debug/quick]=700 [debug/kunit]=400 [debug/conformance]=500
+	[debug/one-a]=1500 [debug/one-b]=2400 [debug/quick]=700 [debug/kunit]=400 [debug/conformance]=500
 	[debug/teardown]=1200 [debug/netem]=900 [debug/fuzz]=900
 )
 declare -A budget_full=(
@@ -133,6 +133,8 @@ for st in kunit module-load conformance teardown netns netem fuzz model load \
 	want "debug/$st" && debug_wanted=1
 done
 dk_pid=""
+# No debug lane: its jobs are dropped from the queue (below).
+[ "$debug_wanted" -eq 1 ] || echo 1 >"$out/kmod-debug.rc"
 if [ "$debug_wanted" -eq 1 ]; then
 	step "debug kernel (cached under $VRNIC_CACHE/debug-kernel), in the background"
 	( s=$(date +%s)
@@ -164,7 +166,11 @@ kmod_build() {
 	rm -rf "$d" && mkdir -p "$d"
 	cp -r kernel "$d/vrnic"
 	cp -r tools/testbed/tests/warn-module "$d/warn-module"
-	make -C "$kdir" M="$d/vrnic" CONFIG_RDMA_VRNIC=m modules \
+	# The debug kernel has no DWARF of its own: vrnic gets line tables
+	# for faddr2line (Documentation/testbed.rst, "Decoding an oops").
+	local -a kcf=()
+	[ "$fl" = debug ] && kcf=(KCFLAGS=-g)
+	make -C "$kdir" M="$d/vrnic" CONFIG_RDMA_VRNIC=m "${kcf[@]}" modules \
 		>"$out/kmod-$fl.log" 2>&1 &&
 	make -C "$kdir" M="$d/warn-module" modules >>"$out/kmod-$fl.log" 2>&1 ||
 		return 1
@@ -328,43 +334,55 @@ dsuite() {
 # compiling scripts; the trace events it reads are on in the debug
 # conformance run) and the interop runs against rxe run in the stock
 # kernel only.
-debug_guests() {
-	local ko=$REPO_DIR/build/kmod/debug/vrnic-kunit/rdma_vrnic.ko
-	local common=(--env "VRNIC_KUNIT_KO=$ko" --env VRNIC_DRIVER=vrnic)
-	if [ "$tier" = quick ]; then
-		dsuite debug/quick one 600 kunit:300 -- "${kenv[@]}" "${common[@]}"
-		return
-	fi
+# The debug kernel's guest runs (jobs of the queue below).
+debug_kenv=(--kernel debug --env "VRNIC_KMOD=$REPO_DIR/build/kmod/debug/vrnic")
+debug_common=(--env "VRNIC_KUNIT_KO=$REPO_DIR/build/kmod/debug/vrnic-kunit/rdma_vrnic.ko"
+	--env VRNIC_DRIVER=vrnic)
+# check: two boots, so that the two lanes can run them side by side.
+# One: KUnit, then conformance with every vrnic trace event on (their
+# recording runs under the checkers; bpftrace itself runs in the stock
+# kernel), and netem's mixed case.  Two: teardown and the fuzzer.  At
+# check's sizes.
+# full: four boots; the limits are 2-3 times what each took in CI, the
+# guest's own the sum of its set plus its boot.
+dj_one-a() {
 	if [ "$tier" = check ]; then
-		# One boot: KUnit, then conformance with every vrnic trace event
-		# on (their recording runs under the checkers; bpftrace itself
-		# runs in the stock kernel), teardown, netem's mixed case and
-		# the fuzzer, at check's sizes.
-		dsuite debug/one one 4500 kunit:400 conformance:600 \
-			teardown:1200 netem:900 fuzz:900 -- "${kenv[@]}" "${common[@]}" \
-			--env VRNIC_TRACE_EVENTS=1 --env NETEM_BYTES=256K \
-			--env FUZZ_COUNT=2000 --env TEARDOWN_D=8
+		dsuite debug/one-a one 2400 kunit:400 conformance:600 netem:900 -- \
+			"${kenv[@]}" "${debug_common[@]}" --env VRNIC_TRACE_EVENTS=1 \
+			--env NETEM_BYTES=256K
 		return
 	fi
-	# full: the limits are 2-3 times what each took in CI; the guest's
-	# own is the sum of the largest set plus its boot.
 	dsuite debug/one-a one 3200 kunit:300 module-load:120 conformance:600 \
-		teardown:1200 netns:600 -- "${kenv[@]}" "${common[@]}" --env VRNIC_TRACE_EVENTS=1
+		teardown:1200 netns:600 -- "${kenv[@]}" "${debug_common[@]}" --env VRNIC_TRACE_EVENTS=1
+}
+dj_one-b() {
+	if [ "$tier" = check ]; then
+		dsuite debug/one-b one 2700 teardown:1200 fuzz:900 -- \
+			"${kenv[@]}" "${debug_common[@]}" --env FUZZ_COUNT=2000 --env TEARDOWN_D=8
+		return
+	fi
 	# load.sh: 100 QPs there (each script says how much it moves).
 	dsuite debug/one-b one 3900 netem:900 fuzz:1200 model:900 load:600 -- \
 		"${kenv[@]}" --env VRNIC_DRIVER=vrnic
+}
+dj_two() {
+	[ "$tier" = full ] || return 0
 	dsuite debug/two two 1200 smoke:900 -- "${kenv[@]}" --env VRNIC_DRIVER=vrnic
-	# NVMe-oF in a boot of its own, where it has passed: run after smoke
-	# in one boot, lockdep reported an order between nvmet's
-	# nvmet_config_sem and rdma_cm's handler_mutex (the target port's
-	# configfs unlink against nvmet's connect handler; both locks are
-	# 6.1's nvmet and rdma_cm, not vrnic's).  Not yet understood why
-	# only there.
+}
+# NVMe-oF in a boot of its own, where it has passed: run after smoke
+# in one boot, lockdep reported an order between nvmet's
+# nvmet_config_sem and rdma_cm's handler_mutex (the target port's
+# configfs unlink against nvmet's connect handler; both locks are
+# 6.1's nvmet and rdma_cm, not vrnic's).  Not yet understood why
+# only there.
+# vrnic behind the IOMMU runs in the stock kernel only: the DMA API
+# calls it checks are the ones the debug conformance run makes, and
+# the IOVA translation fails loudly there (CI's time).
+dj_nvmeof() {
+	[ "$tier" = full ] || return 0
 	want debug/nvmeof && guest debug/nvmeof-vrnic "${kenv[@]}" --topo two \
 		--timeout 1200 tools/testbed/tests/nvmeof.sh
-	# vrnic behind the IOMMU runs in the stock kernel only: the DMA API
-	# calls it checks are the ones the debug conformance run makes, and
-	# the IOVA translation fails loudly there (CI's time).
+	return 0
 }
 
 # The in-tree build: kernel/ as drivers/infiniband/sw/vrnic in the debug
@@ -384,6 +402,8 @@ debug_lane() {
 	if [ "$(cat "$out/debug-kernel.rc" 2>/dev/null)" != 0 ]; then
 		record FAIL build/debug-kernel "$out/debug-kernel.log"
 		tail -n 20 "$out/debug-kernel.log"
+		echo 1 >"$out/kmod-debug.rc"
+		run_jobs debug
 		return
 	fi
 	kd=$(tail -n1 "$out/debug-kernel.path")
@@ -391,57 +411,86 @@ debug_lane() {
 	[ "$tier" != quick ] && host_intree
 	if timed build/kmod-debug kmod_build debug "$kd/build"; then
 		record PASS build/kmod-debug
+		echo 0 >"$out/kmod-debug.rc"
 	else
 		record FAIL build/kmod-debug "$out/kmod-debug.log"
+		echo 1 >"$out/kmod-debug.rc"
+		run_jobs debug
 		return
 	fi
-	kenv=(--kernel debug --env "VRNIC_KMOD=$REPO_DIR/build/kmod/debug/vrnic")
-	debug_guests
-	# Then the stock kernel's jobs the stock lane has not taken yet.
-	[ "$tier" = check ] && [ "$lanes" -ge 2 ] && stock_jobs
-	return 0
+	if [ "$tier" = quick ]; then
+		kenv=("${debug_kenv[@]}")
+		dsuite debug/quick one 600 kunit:300 -- "${kenv[@]}" "${debug_common[@]}"
+		return
+	fi
+	run_jobs debug
 }
 
 # size ARG...: the check tier's smaller sizes (--env lines); full runs each
 # script at its own defaults.
 size() { [ "$tier" = full ] || printf -- '--env\n%s\n' "$@"; }
 
-# --- the stock kernel's guests: a queue both lanes take from ----------------
-# The stock kernel's guest runs are jobs in a queue (longest first).  The
-# stock lane takes them once its modules are built; the debug lane, once
-# its own guest is done, takes what is left, so that neither lane idles
-# while the other still has an hour of work (the machine's two cores are
-# busy either way: make check is bound by CPU, not by waiting).
-# The job names are the steps' (stock/NAME).
+# --- the guest runs: one queue both lanes take from -------------------------
+# Every guest run of check and full is a job: "KIND NAME", KIND stock
+# (function sj_NAME) or debug (dj_NAME), longest first.  A lane takes the
+# first job not yet taken whose kernel's modules are built
+# (kmod-KIND.rc 0); with two lanes (check) either lane takes either kind,
+# so that neither idles while the other has work: make check is bound by
+# CPU (the two cores were 98% busy through a warm run, sampled every
+# 10 s), and one long job per lane ended the run 250 s after the other
+# lane was done.  In a cold run the stock jobs go first while the debug
+# kernel builds.  With one lane (full) each lane takes its own kind.  A
+# job whose modules failed to build is dropped (the build's FAIL is in
+# the results).
 stock_kenv=(--kernel stock --env "VRNIC_KMOD=$REPO_DIR/build/kmod/stock/vrnic")
 qdir=$out/queue
 mkdir -p "$qdir"
-# The order: the longest first, so that the last job to start is short.
-printf '%s\n' one two rxe iommu-vrnic iommu-rxe log-scan-catches-warn netem-soak smoke-rxe \
-	>"$qdir/jobs"
-echo 0 >"$qdir/next"
-# take_job: print the next job's name (and take it), or fail when none is left.
+if [ "$tier" = quick ]; then
+	: >"$qdir/jobs"	# quick runs its few guests itself
+elif [ "$tier" = full ]; then
+	printf '%s\n' "stock one" "stock two" "stock rxe" "stock netem-soak" "stock smoke-rxe" \
+		"stock iommu-vrnic" "stock iommu-rxe" "stock log-scan-catches-warn" \
+		"debug one-b" "debug one-a" "debug two" "debug nvmeof" >"$qdir/jobs"
+else
+	printf '%s\n' "stock one" "debug one-b" "debug one-a" "stock two" "stock rxe" \
+		"stock iommu-vrnic" "stock iommu-rxe" "stock log-scan-catches-warn" >"$qdir/jobs"
+fi
+# take_job KIND: print the next job ("KIND NAME") for a lane of KIND and
+# mark it taken; wait while the only jobs left wait for a build; fail
+# when none is left.
 take_job() {
-	local n job
-	until mkdir "$qdir/lock" 2>/dev/null; do sleep 0.2; done
-	n=$(<"$qdir/next")
-	job=$(sed -n "$((n + 1))p" "$qdir/jobs")
-	[ -n "$job" ] && echo $((n + 1)) >"$qdir/next"
-	rmdir "$qdir/lock"
-	[ -n "$job" ] && echo "$job"
-}
-# stock_jobs: take and run stock jobs until none is left (once the stock
-# modules are built: kmod-stock.rc).
-stock_jobs() {
-	local job i
-	for ((i = 0; i < 900; i++)); do
-		[ -f "$out/kmod-stock.rc" ] && break
-		sleep 2
+	local mine=$1 i kind name rc pending job
+	while :; do
+		until mkdir "$qdir/lock" 2>/dev/null; do sleep 0.2; done
+		i=0 pending=0 job=
+		while read -r kind name; do
+			i=$((i + 1))
+			[ -e "$qdir/taken.$i" ] && continue
+			[ "$lanes" -ge 2 ] || [ "$kind" = "$mine" ] || continue
+			rc=$(cat "$out/kmod-$kind.rc" 2>/dev/null || echo pending)
+			case "$rc" in
+			0) job="$kind $name"; : >"$qdir/taken.$i"; break ;;
+			pending) pending=1 ;;
+			*) : >"$qdir/taken.$i" ;;
+			esac
+		done <"$qdir/jobs"
+		rmdir "$qdir/lock"
+		[ -n "$job" ] && { echo "$job"; return 0; }
+		[ "$pending" -eq 1 ] || return 1
+		sleep 5
 	done
-	[ "$(cat "$out/kmod-stock.rc" 2>/dev/null)" = 0 ] || return 0
-	kenv=("${stock_kenv[@]}")
-	while job=$(take_job); do
-		"sj_$job"
+}
+# run_jobs KIND: take and run jobs until none is left.
+run_jobs() {
+	local job
+	while job=$(take_job "$1"); do
+		if [ "${job%% *}" = stock ]; then
+			kenv=("${stock_kenv[@]}")
+			"sj_${job#* }"
+		else
+			kenv=("${debug_kenv[@]}")
+			"dj_${job#* }"
+		fi
 	done
 }
 
@@ -543,6 +592,7 @@ stock_lane() {
 	for st in $stock_steps; do want "stock/$st" && any=1; done
 	if [ "$any" -eq 0 ]; then
 		echo 1 >"$out/kmod-stock.rc"
+		run_jobs stock
 		return 0
 	fi
 	tools/testbed/prepare-kernel.sh stock >/dev/null
@@ -552,17 +602,18 @@ stock_lane() {
 	else
 		record FAIL build/kmod-stock "$out/kmod-stock.log"
 		echo 1 >"$out/kmod-stock.rc"
+		run_jobs stock
 		return
 	fi
-	kenv=("${stock_kenv[@]}")
 	if [ "$tier" = quick ]; then
+		kenv=("${stock_kenv[@]}")
 		guest stock/conformance-vrnic "${kenv[@]}" --topo one --timeout 300 \
 			--env VRNIC_DRIVER=vrnic tools/testbed/tests/conformance.sh
 		guest stock/smoke-vrnic "${kenv[@]}" --topo two --timeout 600 \
 			--env VRNIC_DRIVER=vrnic --env SMOKE_ITERS=100 tools/testbed/tests/smoke.sh
 		return
 	fi
-	stock_jobs
+	run_jobs stock
 }
 # make check's netem plan: every fault case; clean and mixed with every
 # op, each other case with two, so that each op meets four or five kinds
