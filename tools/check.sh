@@ -12,10 +12,11 @@
 #          the stock kernel.
 #   check  what .ci/run runs: every kind of test, at smaller sizes than
 #          full (fewer QPs, packets and bytes; the debug kernel runs KUnit,
-#          conformance, teardown, netem and fuzz in one boot).  The debug
-#          kernel is built (or taken from the cache) while the stock
-#          kernel's steps run, and the debug kernel's guest runs beside the
-#          stock ones: two lanes, one for each kernel.
+#          conformance and netem in one boot, teardown and fuzz in
+#          another).  The debug kernel is built (or taken from the cache)
+#          while the stock kernel's steps run; then two lanes take the
+#          guest runs of both kernels from one queue (see "the guest
+#          runs" below).
 #   full   every test at its full size, the debug kernel's too (its
 #          smoke, netns, model, load and NVMe-oF), one lane after the
 #          other.  CHECK_SOAK=1 adds netem's 10-minute soak,
