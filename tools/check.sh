@@ -160,6 +160,18 @@ else
 	record FAIL build/userspace "$out/userspace.log"
 fi
 
+# kmod_step FLAVOUR KDIR: kmod_build as step build/kmod-FLAVOUR; its status
+# goes to kmod-FLAVOUR.rc, which the queue's jobs of that kernel wait for.
+kmod_step() {
+	if timed "build/kmod-$1" kmod_build "$1" "$2"; then
+		record PASS "build/kmod-$1"
+		echo 0 >"$out/kmod-$1.rc"
+	else
+		record FAIL "build/kmod-$1" "$out/kmod-$1.log"
+		echo 1 >"$out/kmod-$1.rc"
+		return 1
+	fi
+}
 # kmod_build FLAVOUR KDIR: vrnic and the testbed's test modules for one
 # kernel, each in its own copy (Kbuild builds external modules in place).
 kmod_build() {
@@ -410,12 +422,7 @@ debug_lane() {
 	kd=$(tail -n1 "$out/debug-kernel.path")
 	grep -h 'debug kernel built in' "$out/debug-kernel.log" | sed 's/^/  /'
 	[ "$tier" != quick ] && host_intree
-	if timed build/kmod-debug kmod_build debug "$kd/build"; then
-		record PASS build/kmod-debug
-		echo 0 >"$out/kmod-debug.rc"
-	else
-		record FAIL build/kmod-debug "$out/kmod-debug.log"
-		echo 1 >"$out/kmod-debug.rc"
+	if ! kmod_step debug "$kd/build"; then
 		run_jobs debug
 		return
 	fi
@@ -597,12 +604,7 @@ stock_lane() {
 		return 0
 	fi
 	tools/testbed/prepare-kernel.sh stock >/dev/null
-	if timed build/kmod-stock kmod_build stock "$stock_kdir"; then
-		record PASS build/kmod-stock
-		echo 0 >"$out/kmod-stock.rc"
-	else
-		record FAIL build/kmod-stock "$out/kmod-stock.log"
-		echo 1 >"$out/kmod-stock.rc"
+	if ! kmod_step stock "$stock_kdir"; then
 		run_jobs stock
 		return
 	fi
