@@ -405,7 +405,10 @@ host_intree() {
 	host_install intree intree
 }
 
-debug_lane() {
+# debug_modules: wait for the debug kernel, then the in-tree build and
+# the debug modules; fails if the kernel or the modules failed (their
+# FAIL recorded, kmod-debug.rc 1: the queue drops the debug jobs).
+debug_modules() {
 	local kd
 	step "debug kernel: waiting for its build"
 	# (The lane is a subshell: it cannot wait for its parent's child.)
@@ -416,20 +419,20 @@ debug_lane() {
 		record FAIL build/debug-kernel "$out/debug-kernel.log"
 		tail -n 20 "$out/debug-kernel.log"
 		echo 1 >"$out/kmod-debug.rc"
-		run_jobs debug
-		return
+		return 1
 	fi
 	kd=$(tail -n1 "$out/debug-kernel.path")
 	grep -h 'debug kernel built in' "$out/debug-kernel.log" | sed 's/^/  /'
 	[ "$tier" != quick ] && host_intree
-	if ! kmod_step debug "$kd/build"; then
-		run_jobs debug
-		return
-	fi
-	if [ "$tier" = quick ]; then
+	kmod_step debug "$kd/build"
+}
+# debug_lane: the debug modules, quick's KUnit run, then jobs from the
+# queue (none in quick; either kernel's in check, so a failed debug build
+# still leaves this lane the stock jobs).
+debug_lane() {
+	if debug_modules && [ "$tier" = quick ]; then
 		kenv=("${debug_kenv[@]}")
 		dsuite debug/quick one 600 kunit:300 -- "${kenv[@]}" "${debug_common[@]}"
-		return
 	fi
 	run_jobs debug
 }
@@ -595,26 +598,28 @@ sj_iommu-vrnic() {
 		tools/testbed/tests/conformance.sh
 }
 
-stock_lane() {
+# stock_modules: the stock modules, if any stock step is wanted; fails
+# otherwise or if they failed (kmod-stock.rc 1: the queue drops the
+# stock jobs).
+stock_modules() {
 	local any=0 st
 	for st in $stock_steps; do want "stock/$st" && any=1; done
 	if [ "$any" -eq 0 ]; then
 		echo 1 >"$out/kmod-stock.rc"
-		run_jobs stock
-		return 0
+		return 1
 	fi
 	tools/testbed/prepare-kernel.sh stock >/dev/null
-	if ! kmod_step stock "$stock_kdir"; then
-		run_jobs stock
-		return
-	fi
-	if [ "$tier" = quick ]; then
+	kmod_step stock "$stock_kdir"
+}
+# stock_lane: the stock modules, quick's two runs, then jobs from the
+# queue (none in quick).
+stock_lane() {
+	if stock_modules && [ "$tier" = quick ]; then
 		kenv=("${stock_kenv[@]}")
 		guest stock/conformance-vrnic "${kenv[@]}" --topo one --timeout 300 \
 			--env VRNIC_DRIVER=vrnic tools/testbed/tests/conformance.sh
 		guest stock/smoke-vrnic "${kenv[@]}" --topo two --timeout 600 \
 			--env VRNIC_DRIVER=vrnic --env SMOKE_ITERS=100 tools/testbed/tests/smoke.sh
-		return
 	fi
 	run_jobs stock
 }

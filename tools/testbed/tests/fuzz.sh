@@ -280,7 +280,7 @@ phase req vrnic1 ns1 ns0 10.97.0.2
 pp_after() {
 	ip netns exec ns0 timeout 60 ibv_rc_pingpong -d vrnic0 -g "$g0" -n 500 -c \
 		>"$out/after.server.log" 2>&1 &
-	local s=$! i rc=0
+	local s=$! rc=0
 	tb_wait_port 18515 30 ns0 || true
 	ip netns exec ns1 timeout 60 ibv_rc_pingpong -d vrnic1 -g "$g1" -n 500 -c 10.97.0.1 \
 		>"$out/after.client.log" 2>&1 || rc=$?

@@ -136,7 +136,7 @@ net_text() {
 # the debug kernel every process started costs the run a second or more,
 # and a snapshot is taken four times a run.
 snap() {
-	local side=$1 d=$sdev ifc=${sidelink[$1]} line ip=() udp=() f i
+	local side=$1 d=$sdev ifc=${sidelink[$1]} line ip=() udp=() i
 	local -a v
 	[ "$side" = client ] && d=$cdev
 	{
@@ -235,14 +235,15 @@ judge() {
 	fi
 	[ "$rc" -eq 0 ] || why+=("client exit $rc ($status)")
 	[ "$src" -eq 0 ] || why+=("server exit $src")
+	# Sums over both devices (a counter a device lacks counts 0).
 	local retr oos seq dup icrc nak
-	[ $((${S[retry_exceeded_err]:-0} + ${C[retry_exceeded_err]:-0})) -eq 0 ] ||
+	[ $((S[retry_exceeded_err] + C[retry_exceeded_err])) -eq 0 ] ||
 		why+=("retry_exceeded_err moved")
-	retr=$((${S[retransmits]:-0} + ${C[retransmits]:-0}))
-	oos=$((${S[out_of_seq_request]:-0} + ${C[out_of_seq_request]:-0}))
-	seq=$((${S[rcvd_seq_err]:-0} + ${C[rcvd_seq_err]:-0}))
-	dup=$((${S[duplicate_request]:-0} + ${C[duplicate_request]:-0}))
-	icrc=$((${S[rx_drop_icrc]:-0} + ${C[rx_drop_icrc]:-0}))
+	retr=$((S[retransmits] + C[retransmits]))
+	oos=$((S[out_of_seq_request] + C[out_of_seq_request]))
+	seq=$((S[rcvd_seq_err] + C[rcvd_seq_err]))
+	dup=$((S[duplicate_request] + C[duplicate_request]))
+	icrc=$((S[rx_drop_icrc] + C[rx_drop_icrc]))
 	nak=$((oos + seq))
 	case "$c" in
 	clean)
@@ -262,7 +263,7 @@ judge() {
 		[ $((nak + dup)) -gt 0 ] || why+=("reordering moved neither sequence NAKs nor duplicates")
 		;;
 	duplicate)
-		[ "${S[duplicate_request]:-0}" -gt 0 ] || why+=("no duplicate_request on the responder")
+		[ $((S[duplicate_request])) -gt 0 ] || why+=("no duplicate_request on the responder")
 		;;
 	corrupt)
 		[ "$icrc" -gt 0 ] || why+=("no rx_drop_icrc under corruption")
@@ -295,7 +296,7 @@ json_obj() {
 # status.  The shell's own reads: a python3 start costs the debug kernel
 # seconds, ten a run under a busy host.
 row() {
-	local base=$work/$1-$2 line key val traffic={} status=no-result
+	local base=$work/$1-$2 line traffic={} status=no-result
 	local -A t=([bytes-requested]=0 [bytes-verified]=0 [elapsed-s]=0 [mb-per-s]=0)
 	local -A S=() C=()
 	if [ -s "$base.client.json" ]; then
