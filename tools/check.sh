@@ -74,7 +74,7 @@ declare -A budget_check=(
 	[build/kmod-stock]=240 [build/kmod-debug]=300
 	[build/debug-kernel]=1800
 	[stock/log-scan-catches-warn]=90 [stock/rxe]=600
-	[stock/one]=2400 [stock/module-load]=90 [stock/conformance]=240
+	[stock/one-a]=1000 [stock/one-b]=1000 [stock/module-load]=90 [stock/conformance]=240
 	[stock/netns]=150 [stock/teardown]=300 [stock/load]=240
 	[stock/netem]=500 [stock/fuzz]=240 [stock/vrnicctl]=200
 	[stock/model]=240 [stock/restrack]=240 [stock/sweeps]=240
@@ -88,7 +88,7 @@ declare -A budget_check=(
 	[debug/teardown]=1200 [debug/netem]=900 [debug/fuzz]=900
 )
 declare -A budget_full=(
-	[stock/one]=5400 [stock/two]=1800 [stock/teardown]=600 [stock/load]=900
+	[stock/one-a]=5400 [stock/one-b]=2400 [stock/two]=1800 [stock/teardown]=600 [stock/load]=900
 	[stock/netem]=900 [stock/fuzz]=1200
 	[stock/smoke]=600 [stock/smoke-rxe]=600
 	[stock/interop-vrnic-rxe]=600 [stock/interop-rxe-vrnic]=600
@@ -371,7 +371,8 @@ dj_one-a() {
 dj_one-b() {
 	if [ "$tier" = check ]; then
 		dsuite debug/one-b one 2700 teardown:1200 fuzz:900 -- \
-			"${kenv[@]}" "${debug_common[@]}" --env FUZZ_COUNT=2000 --env TEARDOWN_D=8
+			"${kenv[@]}" "${debug_common[@]}" --env FUZZ_COUNT=2000 --env TEARDOWN_D=8 \
+			--env TEARDOWN_E=12
 		return
 	fi
 	# load.sh: 100 QPs there (each script says how much it moves).
@@ -459,11 +460,11 @@ mkdir -p "$qdir"
 if [ "$tier" = quick ]; then
 	: >"$qdir/jobs"	# quick runs its few guests itself
 elif [ "$tier" = full ]; then
-	printf '%s\n' "stock one" "stock two" "stock rxe" "stock netem-soak" "stock smoke-rxe" \
+	printf '%s\n' "stock one-a" "stock one-b" "stock two" "stock rxe" "stock netem-soak" "stock smoke-rxe" \
 		"stock iommu-vrnic" "stock iommu-rxe" "stock log-scan-catches-warn" \
 		"debug one-b" "debug one-a" "debug two" "debug nvmeof" >"$qdir/jobs"
 else
-	printf '%s\n' "stock one" "debug one-b" "debug one-a" "stock two" "stock rxe" \
+	printf '%s\n' "debug one-b" "debug one-a" "stock one-a" "stock one-b" "stock two" "stock rxe" \
 		"stock iommu-vrnic" "stock iommu-rxe" "stock log-scan-catches-warn" >"$qdir/jobs"
 fi
 # take_job KIND: print the next job ("KIND NAME") for a lane of KIND and
@@ -519,7 +520,7 @@ sj_rxe() {
 	dsuite stock/rxe one 1200 conformance:300 interop-conformance:600 -- \
 		"${kenv[@]}" --tolerate rdma_rxe --env VRNIC_DRIVER=rxe
 }
-# vrnic's tests in one guest (suite.sh), each script in turn:
+# vrnic's tests in two guests (suite.sh), each script in turn; one-a:
 #   module-load  the module's load, unload and parameters;
 #   conformance  the verbs suite, one device talking to its own GID;
 #   netns        vrnic0 and vrnic1 in two namespaces joined by veth;
@@ -535,6 +536,7 @@ sj_rxe() {
 #                full; here every case, each op under five or four of
 #                them (netem_case_ops), 2 MiB per op
 #                (CHECK_NETEM_BYTES=1G: the 1 GiB switch);
+# one-b:
 #   fuzz         vrnic-fuzz at live devices under traffic (a million
 #                packets in full, 40000 here);
 #   vrnicctl     against a live vrnic0: dev/stats/qp/model, text and
@@ -548,14 +550,27 @@ sj_rxe() {
 #                the caches' modeled hits and misses; benchmarks are
 #                not timed tests);
 #   bpftrace     the bpftrace scripts against real traffic and errors.
-sj_one() {
+# Two boots of some 400 s each, not one of 800: the queue can even out
+# the lanes with them (one boot costs the stock kernel some 20 s).
+stock_sizes() {
+	size TEARDOWN_D=6 TEARDOWN_E=8 LOAD_QPS=200 LOAD_ROUNDS=2 \
+		NETEM_BYTES=2M "NETEM_CASE_OPS=$netem_case_ops" FUZZ_COUNT=20000
+	[ -z "${CHECK_NETEM_BYTES:-}" ] || printf -- '--env\nNETEM_BYTES=%s\n' "$CHECK_NETEM_BYTES"
+}
+sj_one-a() {
 	local -a sz
-	mapfile -t sz < <(size TEARDOWN_D=6 LOAD_QPS=200 LOAD_ROUNDS=2 \
-		NETEM_BYTES=2M "NETEM_CASE_OPS=$netem_case_ops" FUZZ_COUNT=20000)
-	[ -n "${CHECK_NETEM_BYTES:-}" ] && sz+=(--env "NETEM_BYTES=$CHECK_NETEM_BYTES")
-	dsuite stock/one one 5400 module-load:120 conformance:300 netns:300 \
-		teardown:900 load:600 netem:"$([ -n "${CHECK_NETEM_BYTES:-}" ] && echo 5400 || echo 600)" \
-		fuzz:900 vrnicctl:400 model:300 restrack:300 sweeps:600 bpftrace:300 -- \
+	local netem=600 tmo=3000
+	[ -n "${CHECK_NETEM_BYTES:-}" ] && netem=5400 tmo=7800
+	mapfile -t sz < <(stock_sizes)
+	dsuite stock/one-a one "$tmo" module-load:120 conformance:300 netns:300 \
+		teardown:900 load:600 netem:"$netem" -- \
+		"${kenv[@]}" "${sz[@]}" --env VRNIC_DRIVER=vrnic
+}
+sj_one-b() {
+	local -a sz
+	mapfile -t sz < <(stock_sizes)
+	dsuite stock/one-b one 3000 fuzz:900 vrnicctl:400 model:300 restrack:300 \
+		sweeps:600 bpftrace:300 -- \
 		"${kenv[@]}" "${sz[@]}" --env VRNIC_DRIVER=vrnic \
 		--env 'SWEEPS=mrc qpc mrreg' \
 		--env 'SWEEP_AT=mrc:8,16,32 qpc:4,8,64 mrreg:4096,65536'
@@ -627,7 +642,7 @@ stock_lane() {
 # op, each other case with two, so that each op meets four or five kinds
 # of fault (a run costs the guest some 12 s, most of it process starts).
 netem_case_ops="clean=send,write,read,atomic loss1=send,read loss5=write,atomic reorder=send,read duplicate=write,atomic corrupt=send,read mixed=send,write,read,atomic"
-stock_steps="log-scan-catches-warn rxe one module-load conformance netns teardown load netem fuzz vrnicctl model restrack sweeps bpftrace netem-soak interop-conformance two smoke nvmeof smoke-rxe interop-vrnic-rxe interop-rxe-vrnic iommu-rxe iommu-vrnic conformance-vrnic smoke-vrnic"
+stock_steps="log-scan-catches-warn rxe one-a one-b module-load conformance netns teardown load netem fuzz vrnicctl model restrack sweeps bpftrace netem-soak interop-conformance two smoke nvmeof smoke-rxe interop-vrnic-rxe interop-rxe-vrnic iommu-rxe iommu-vrnic conformance-vrnic smoke-vrnic"
 
 # run_lane NAME FUNCTION: the lane's results, steps and output go to files
 # of its own (merged below), its output lines prefixed with its name.

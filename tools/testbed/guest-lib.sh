@@ -4,10 +4,8 @@ set -euo pipefail
 
 # tb_modprobe MOD...: load modules, failing loudly (the guest has no udev).
 tb_modprobe() {
-	local m
-	for m in "$@"; do
-		modprobe "$m" || { echo "modprobe $m failed" >&2; return 1; }
-	done
+	# One modprobe for all: a process start is the cost in the debug guest.
+	modprobe -a "$@" || { echo "modprobe -a $* failed" >&2; return 1; }
 }
 
 # tb_sleep SECONDS: sleep without starting a process: a read that times
@@ -80,7 +78,9 @@ tb_check() {
 	local name=$1 rc=0
 	shift
 	# The guest's uptime, so a run's log shows where its time went.
-	echo "== RUN $name: $* [at $(tb_uptime) s]"
+	local up _
+	read -r up _ </proc/uptime
+	echo "== RUN $name: $* [at $up s]"
 	"$@" || rc=$?
 	if [ "$rc" -eq 0 ]; then tb_result "$name" PASS; else tb_result "$name" FAIL "exit $rc"; fi
 	return 0
@@ -142,14 +142,22 @@ tb_hw_counters() {
 # fills the lowest free entry, so the addresses sit at the start, with at
 # most the holes of deleted ones).
 tb_gid_index() {
-	local d=/sys/class/infiniband/$1/ports/1 i g t empty=0
+	tb_gid_to _tb_gid "$1" || return 1
+	echo "$_tb_gid"
+}
+# tb_gid_to VAR DEV: tb_gid_index's answer in VAR, without the fork of a
+# command substitution (a quarter of a second or more in the debug guest).
+tb_gid_to() {
+	local d=/sys/class/infiniband/$2/ports/1 i g t empty=0
 	for ((i = 0; i < 1024 && empty < 16; i++)); do
 		read -r g <"$d/gids/$i" 2>/dev/null || return 1
 		case "$g" in
 		0000:0000:0000:0000:0000:0000:0000:0000) empty=$((empty + 1)); continue ;;
 		0000:0000:0000:0000:0000:ffff:*)
-			read -r t <"$d/gid_attrs/types/$i" 2>/dev/null &&
-				[ "$t" = "RoCE v2" ] && { echo "$i"; return 0; } ;;
+			if read -r t <"$d/gid_attrs/types/$i" 2>/dev/null && [ "$t" = "RoCE v2" ]; then
+				printf -v "$1" '%s' "$i"
+				return 0
+			fi ;;
 		esac
 		empty=0
 	done
@@ -162,19 +170,18 @@ tb_gid_index() {
 # Loads vrnic from $VRNIC_KMOD; waits up to 5 s for each device's IPv4
 # RoCE v2 GID.
 tb_netns_pair() {
-	local mtu=${1:-} n i
+	local mtu=${1:-} n i cmds
 	tb_modprobe ib_core ib_uverbs rdma_ucm veth udp_tunnel ip6_udp_tunnel
 	insmod "$VRNIC_KMOD/rdma_vrnic.ko"
-	ip netns add ns0
-	ip netns add ns1
-	ip link add veth0 netns ns0 type veth peer name veth1 netns ns1
+	# One ip for the namespaces and the pair, one in each namespace.
+	ip -batch - <<<"netns add ns0
+netns add ns1
+link add veth0 netns ns0 type veth peer name veth1 netns ns1"
 	for n in 0 1; do
-		ip -n ns$n link set lo up
-		if [ -n "$mtu" ]; then
-			ip -n ns$n link set veth$n mtu "$mtu"
-		fi
-		ip -n ns$n addr add 10.97.0.$((n + 1))/24 dev veth$n
-		ip -n ns$n link set veth$n up
+		cmds="link set lo up"
+		[ -z "$mtu" ] || cmds+=$'\n'"link set veth$n mtu $mtu"
+		cmds+=$'\n'"addr add 10.97.0.$((n + 1))/24 dev veth$n"$'\n'"link set veth$n up"
+		ip -n ns$n -batch - <<<"$cmds"
 		ip netns exec ns$n rdma link add vrnic$n type vrnic netdev veth$n
 	done
 	for n in 0 1; do
@@ -257,19 +264,21 @@ tb_client_server() {
 # and extra links gone, eth0 as guest-init.sh set it up, no qdisc, no trace
 # event enabled.  Fails, saying what, if a device or vrnic stays.
 tb_reset() {
-	local d i m ok=0
+	local d i m ok=0 ipcmds="" devs
+	local -A loaded=()
+	# Few processes (the debug kernel pays half a second or more for
+	# each): globs for ls, /proc/modules read once, one ip for the links.
 	for d in /sys/class/infiniband/*; do
 		[ -e "$d" ] && rdma link delete "${d##*/}" 2>/dev/null
 	done
 	ip -all netns delete 2>/dev/null || true
-	ip -o link show | sed -n 's/^[0-9]*: \([^:@]*\)[:@].*/\1/p' | while read -r d; do
-		case "$d" in lo|eth0) ;; *) ip link delete "$d" 2>/dev/null || true ;; esac
+	for d in /sys/class/net/*; do
+		case "${d##*/}" in lo|eth0|\*) ;; *) ipcmds+="link delete ${d##*/}"$'\n' ;; esac
 	done
 	tc qdisc del dev eth0 root 2>/dev/null || true
-	ip link set eth0 mtu 1500 up
-	ip addr replace "$VRNIC_IP/24" dev eth0
-	[ -n "$VRNIC_PEER_IP" ] && ip neigh replace "$VRNIC_PEER_IP" \
-		lladdr "52:54:00:00:00:0$((2 - VRNIC_HOST))" dev eth0 nud permanent
+	ipcmds+="link set eth0 mtu 1500 up"$'\n'"addr replace $VRNIC_IP/24 dev eth0"
+	[ -z "$VRNIC_PEER_IP" ] || ipcmds+=$'\n'"neigh replace $VRNIC_PEER_IP lladdr 52:54:00:00:00:0$((2 - VRNIC_HOST)) dev eth0 nud permanent"
+	ip -force -batch - <<<"$ipcmds" 2>/dev/null || true
 	if [ -d /sys/kernel/tracing/events ]; then
 		echo 0 >/sys/kernel/tracing/events/enable
 		: >/sys/kernel/tracing/trace
@@ -277,15 +286,18 @@ tb_reset() {
 	# Devices of a namespace go with it, asynchronously; ULP modules
 	# hold ib_core users.
 	for ((i = 0; i < 100; i++)); do
-		[ -z "$(ls /sys/class/infiniband 2>/dev/null)" ] && break
+		devs=(/sys/class/infiniband/*)
+		[ -e "${devs[0]}" ] || break
 		sleep 0.1
 	done
+	while read -r m _; do loaded[$m]=1; done </proc/modules
 	for m in nvme_rdma nvmet_rdma nvme_fabrics nvmet nvme_core null_blk \
 		rdma_vrnic rdma_rxe sch_netem; do
-		grep -q "^$m " /proc/modules && { rmmod "$m" || ok=1; }
+		if [ -n "${loaded[$m]:-}" ]; then rmmod "$m" || ok=1; fi
 	done
-	if [ -n "$(ls /sys/class/infiniband 2>/dev/null)" ]; then
-		echo "tb_reset: RDMA devices remain: $(ls /sys/class/infiniband)" >&2
+	devs=(/sys/class/infiniband/*)
+	if [ -e "${devs[0]}" ]; then
+		echo "tb_reset: RDMA devices remain: ${devs[*]##*/}" >&2
 		ok=1
 	fi
 	return $ok

@@ -112,6 +112,10 @@ trap cleanup EXIT INT TERM
 # pays for is the carry-less multiply the kernel's CRC32 takes when the
 # CPU has it.  The performance numbers in Documentation name the model.
 qemu_cpu=${VRNIC_QEMU_CPU:-Nehalem}
+# VRNIC_QEMU_MONITOR=1: each guest's QEMU monitor on a UNIX socket,
+# <run>/host<N>/monitor.sock (for a hung guest: `info registers -a`
+# through socat names where each vCPU is).
+monitor_on=${VRNIC_QEMU_MONITOR:-0}
 
 # launch: start every guest of the run.
 launch() {
@@ -152,11 +156,14 @@ vrnic.host=$h vrnic.hosts=$hosts vrnic.ip=$ip vrnic.peer=$peer \
 vrnic.repo=$REPO_DIR vrnic.script=/results/script.sh vrnic.tmo=$tmo vrnic.kernel=$kernel"
 		[ "$iommu" -eq 1 ] && append="$append intel_iommu=on iommu.passthrough=0 iommu.strict=1"
 
+		local -a mon=(-monitor none)
+		[ "$monitor_on" = 1 ] &&
+			mon=(-monitor "unix:$run/host$h/monitor.sock,server=on,wait=off")
 		timeout --kill-after=5 $((tmo + 120)) \
 		qemu-system-x86_64 "${machine[@]}" -accel tcg,thread=multi -cpu "$qemu_cpu" \
 			-smp "$smp" -m "$mem" "${iommu_args[@]}" \
 			-kernel "$kdir/bzImage" -initrd "$kdir/initrd.gz" -append "$append" \
-			-display none -monitor none -no-reboot -nodefaults \
+			-display none "${mon[@]}" -no-reboot -nodefaults \
 			-serial "file:$run/host$h/console.log" \
 			-fsdev local,id=hostroot,path=/,readonly=on,security_model=none,multidevs=remap \
 			-device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot \
@@ -168,49 +175,68 @@ vrnic.repo=$REPO_DIR vrnic.script=/results/script.sh vrnic.tmo=$tmo vrnic.kernel
 	done
 }
 
-# A guest whose kernel never reaches stage 2 (seen once under load in the
-# debug kernel: no console output after the TSC's calibration against the
-# PIT failed, the vCPUs idle) would sit out the whole run's timeout.  Each
-# guest has BOOT_LIMIT seconds to come up (guest-init.sh writes
-# boot-seconds); if one does not, every guest of the run is killed and
-# the run starts once more, the first attempt's folders kept as
-# host<N>.boot1.
-# The debug kernel reached stage 2 in 29-106 s in the runs of 2026-12-01
-# and -02 (13 boots, two lanes busy); the hang (seen four times, the
-# last with the emulated Nehalem too) stops right after the APIC timer's
-# calibration, where the second vCPU is brought up.
+# A guest whose kernel hangs while booting would sit out the whole run's
+# timeout.  The hang (debug kernel, under load, with the emulated
+# Nehalem too: seen in several boots a day) stops before the first process
+# starts: right after the TSC's or the APIC timer's calibration, where
+# the second vCPU is brought up.  Each guest must print stage 2's first
+# line ("testbed: stage 2", guest-init.sh) within STAGE2_LIMIT seconds
+# and be up (boot-seconds written) within BOOT_LIMIT; if one does not,
+# every guest of the run is killed and the run starts again, up to
+# three attempts, each failed one's folders kept as host<N>.boot<K>.
+# In the runs of 2026-12-01 and -02 the debug kernel ran /init 11-21 s
+# into its boot, and was up after 29-106 s (two lanes busy).
+stage2_limit=45
 boot_limit=150
-[ "$kernel" = debug ] && boot_limit=200
+[ "$kernel" = debug ] && stage2_limit=75 boot_limit=200
+stage2_limit=${VRNIC_STAGE2_LIMIT:-$stage2_limit}
 boot_limit=${VRNIC_BOOT_LIMIT:-$boot_limit}
+# booted: 0 once every guest is up (or one ended: its script failed
+# early, it is not hung), 1 if one hung; $hung says how.
+hung=""
 booted() {
-	local h i
+	local h i up
 	for ((i = 0; i < boot_limit; i++)); do
-		local up=0
+		up=0
 		for h in $(seq 0 $((hosts - 1))); do
-			[ -f "$run/host$h/boot-seconds" ] && up=$((up + 1))
+			if [ -f "$run/host$h/boot-seconds" ]; then
+				up=$((up + 1))
+			elif [ "$i" -ge "$stage2_limit" ] &&
+			     ! grep -q '^testbed: stage 2' "$run/host$h/console.log" 2>/dev/null; then
+				hung="host$h did not reach stage 2 within $stage2_limit s"
+				return 1
+			fi
 		done
 		[ "$up" -eq "$hosts" ] && return 0
-		# A guest that ended (its script failed early) is not hung.
 		for h in $(seq 0 $((hosts - 1))); do
 			kill -0 "${pids[$h]}" 2>/dev/null || return 0
 		done
 		sleep 1
 	done
+	hung="a guest did not come up within $boot_limit s"
 	return 1
 }
 start=$(date +%s)
 launch
-if ! booted; then
-	log "a guest did not come up within $boot_limit s (console in $run/host*.boot1): booting again"
+attempt=1
+while ! booted; do
+	log "$hung (console in $run/host*.boot$attempt)"
 	cleanup
 	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
 	pids=()
-	for h in $(seq 0 $((hosts - 1))); do mv "$run/host$h" "$run/host$h.boot1"; done
+	for h in $(seq 0 $((hosts - 1))); do mv "$run/host$h" "$run/host$h.boot$attempt"; done
+	echo "boot $attempt failed: $hung" >>"$run/boot-retried"
+	if [ "$attempt" -ge 3 ]; then
+		log "FAIL: no boot in $attempt attempts"
+		echo "FAIL $name ($kernel/$topo, the guests did not boot in $attempt attempts): $run"
+		exit 1
+	fi
+	attempt=$((attempt + 1))
 	rm -rf "$run/sync" && mkdir -p "$run/sync"
-	echo "boot retried: a guest did not come up within $boot_limit s" >"$run/boot-retried"
+	log "booting again (attempt $attempt)"
 	start=$(date +%s)
 	launch
-fi
+done
 
 status=0
 for h in $(seq 0 $((hosts - 1))); do

@@ -4,12 +4,13 @@
 # guest: vrnic0 on veth0 in ns0 and vrnic1 on veth1 in ns1.  Phase "resp"
 # fuzzes vrnic0 (the servers' side) from ns1, phase "req" fuzzes vrnic1
 # (the clients' side) from ns0, each aiming at the live QPs and rkeys of
-# ibv_rc_pingpong (payload checked with -c) and ib_write_bw.  Each phase
-# asserts: the traffic ran throughout and completed, the payloads checked
-# out, and every packet that dispatch must drop is in its drop counter
-# (the fuzzer predicts each packet's fate; lost packets, UDP and veth
-# drops, are accounted for).  Then a fresh pingpong works and the devices
-# delete cleanly.  The testbed's log scan fails the run on any oops, WARN
+# ibv_rc_pingpong (payload checked with -c) and ib_write_bw, one traffic
+# through both phases.  Each phase asserts: the traffic ran throughout
+# and its QPs are unharmed, and every packet that dispatch must drop is in
+# its drop counter (the fuzzer predicts each packet's fate; lost packets,
+# UDP and veth drops, are accounted for).  After both, the pingpongs'
+# payloads checked out, a fresh pingpong works and the devices delete
+# cleanly.  The testbed's log scan fails the run on any oops, WARN
 # or KASAN report.
 #
 # FUZZ_COUNT: packets per phase (default 500000 in the stock kernel at
@@ -81,80 +82,107 @@ counters() {
 
 # targets DEV: --target-qpn and --target-rkey options for every QP and MR
 # DEV has (rdma res sees every namespace's: the rdma subsystem is shared).
+# jq, not python3: in the debug kernel python3 takes some 3 s to start.
 targets() {
 	rdma res show qp -j -dd >"$out/qp.json"
 	rdma res show mr -j -dd >"$out/mr.json" 2>/dev/null || echo '[]' >"$out/mr.json"
-	python3 - "$1" "$out/qp.json" "$out/mr.json" <<'PY'
-import json, sys
-dev = sys.argv[1]
-types = {"RC": "rc", "UC": "uc", "UD": "ud", "GSI": "gsi"}
-opts = []
-for q in json.load(open(sys.argv[2])):
-    if q.get("ifname") != dev or q.get("type") not in types:
-        continue
-    opts.append("--target-qpn=%d:%s:%d:%d" % (q["lqpn"], types[q["type"]],
-                q.get("rq-psn", 0), q.get("sq-psn", 0)))
-for m in json.load(open(sys.argv[3])):
-    if m.get("ifname") == dev and "rkey" in m:
-        k = m["rkey"]	# iproute2 prints it in hex, as a string
-        opts.append("--target-rkey=%d" % (int(k, 16) if isinstance(k, str) else k))
-print(" ".join(opts))
-PY
+	local kind v opts=""
+	while read -r kind v; do
+		case "$kind" in
+		Q) opts+=" --target-qpn=$v" ;;
+		# iproute2 prints the rkey in hex, as a string
+		H) opts+=" --target-rkey=$((16#$v))" ;;
+		N) opts+=" --target-rkey=$v" ;;
+		esac
+	done <<<"$(jq -r --arg d "$1" --slurpfile mr "$out/mr.json" '
+		{"RC": "rc", "UC": "uc", "UD": "ud", "GSI": "gsi"} as $t
+		| (.[] | select(.ifname == $d and $t[.type] != null)
+		   | "Q \(.lqpn):\($t[.type]):\(."rq-psn" // 0):\(."sq-psn" // 0)"),
+		  ($mr[0][] | select(.ifname == $d and has("rkey"))
+		   | if (.rkey | type) == "string" then "H \(.rkey)" else "N \(.rkey)" end)
+		' "$out/qp.json")"
+	echo "${opts# }"
 }
 
 # live_rc DEV: how many RC QPs of DEV are connected (RTR: ib_write_bw's
-# server only receives; RTS).
+# server only receives; RTS).  One process (rdma), not rdma and jq: the
+# traffic's setup polls this.
 live_rc() {
-	rdma res show qp -j | jq --arg d "$1" \
-		'[.[] | select(.ifname == $d and .type == "RC" and
-			       (.state == "RTS" or .state == "RTR"))] | length'
+	local l n=0 re="^link $1/[0-9]+ .* type RC state (RTS|RTR) "
+	while IFS= read -r l; do
+		if [[ $l =~ $re ]]; then n=$((n + 1)); fi
+	done <<<"$(rdma res show qp 2>/dev/null)"
+	echo "$n"
 }
 
-# phase NAME DEV DEVNS FROMNS DST: real traffic between ns0 (servers) and
-# ns1 (clients), vrnic-fuzz from FROMNS at DEV's address DST meanwhile.
-phase() {
-	local name=$1 dev=$2 devns=$3 from=$4 dst=$5 i rc
+# traffic_start: the real traffic between ns0 (servers) and ns1
+# (clients), for both phases: ibv_rc_pingpong (payload checked with -c,
+# sleeping on CQ events) and ib_write_bw.  Returns once both devices have
+# their two connected RC QPs.
+traffic_start() {
 	# The traffic's run time: four times the fuzzer's nominal N / RATE
-	# (or N at ~20000/s when unlimited), and 30 s: beside the traffic, a
-	# 2-vCPU TCG guest sends only about half the rate asked for, and the
-	# debug kernel as little as 42% (424/s of 1000/s: 47 s for 20000
-	# packets, when twice nominal plus 20 s was 60 s and perftest's
-	# connection setup ate the rest).  The traffic is stopped once the
-	# fuzzer is done, so a long bound costs nothing: 60 s more, 600 s in
-	# the debug kernel (whose setup of the phase took 240 s beside the
-	# stock lane of make check, and outlasted 2000 packets' 38 s x 3).
-	local dur=$(( 4 * N / (RATE > 0 ? RATE : 20000 / slow) + 60 * slow )) iters
+	# per phase (or N at ~20000/s when unlimited), and 30 s: beside the
+	# traffic, a 2-vCPU TCG guest sends only about half the rate asked
+	# for, and the debug kernel as little as 42% (424/s of 1000/s: 47 s
+	# for 20000 packets, when twice nominal plus 20 s was 60 s and
+	# perftest's connection setup ate the rest).  The traffic is stopped
+	# once the fuzzer is done, so a long bound costs nothing: 60 s more,
+	# 600 s in the debug kernel (whose setup of the phase took 240 s
+	# beside the stock lane of make check, and outlasted 2000 packets'
+	# 38 s x 3).
+	local dur=$(( 2 * (4 * N / (RATE > 0 ? RATE : 20000 / slow) + 60 * slow) )) iters i
 	# ibv_rc_pingpong does 700 (beside ib_write_bw and the fuzzer) to
 	# 4000 (alone) iterations/s here: more than it can do in the phase;
 	# it is stopped once the fuzzer is done and the counters are read.
 	iters=$(( dur * 10000 ))
-	local p=$out/$name
-	# The traffic polls its CQs without a pause (ibv_rc_pingpong and
-	# perftest spin), and four spinning processes on the guest's two
-	# vCPUs left the fuzzer and this script a sliver of them (40 s to
-	# read the counters, in the debug kernel beside the stock lane): the
-	# traffic runs at nice 19, which changes nothing of what the kernel
-	# does with its packets.
-	echo "== phase $name: $dev in $devns, fuzzed from $from, traffic for ~$dur s"
-
-	ip netns exec ns0 nice -n 19 timeout $((dur * 4 + 120)) ibv_rc_pingpong -d vrnic0 -g "$g0" \
-		-n "$iters" -c -p 18515 >"$p.pp-server.log" 2>&1 &
-	local pps=$!
-	ip netns exec ns0 nice -n 19 timeout $((dur * 4 + 120)) ib_write_bw -d vrnic0 -x "$g0" -F \
-		-D "$((dur * 3))" -p 18516 >"$p.bw-server.log" 2>&1 &
-	local bws=$!
+	local p=$out/traffic
+	# perftest polls its CQs without a pause, and four spinning
+	# processes on the guest's two vCPUs left the fuzzer and this script
+	# a sliver of them (40 s to read the counters, in the debug kernel
+	# beside the stock lane of make check): the traffic runs at nice 19,
+	# which changes nothing of what the kernel does with its packets, and
+	# the pingpongs sleep on CQ events (-e).  One traffic for both phases:
+	# its setup took the debug kernel some 40 s a phase.
+	echo "== traffic for ~$dur s [$(tb_uptime) s]"
+	ip netns exec ns0 nice -n 19 timeout $((dur * 2 + 120)) ibv_rc_pingpong -d vrnic0 -g "$g0" \
+		-n "$iters" -c -e -p 18515 >"$p.pp-server.log" 2>&1 &
+	pps=$!
+	ip netns exec ns0 nice -n 19 timeout $((dur * 2 + 120)) ib_write_bw -d vrnic0 -x "$g0" -F \
+		-D "$dur" -p 18516 >"$p.bw-server.log" 2>&1 &
+	bws=$!
 	tb_wait_port 18515 30 ns0 && tb_wait_port 18516 30 ns0 || true
-	ip netns exec ns1 nice -n 19 timeout $((dur * 4 + 120)) ibv_rc_pingpong -d vrnic1 -g "$g1" \
-		-n "$iters" -c -p 18515 10.97.0.1 >"$p.pp-client.log" 2>&1 &
-	local ppc=$!
-	ip netns exec ns1 nice -n 19 timeout $((dur * 4 + 120)) ib_write_bw -d vrnic1 -x "$g1" -F \
-		-D "$((dur * 3))" -p 18516 10.97.0.1 >"$p.bw-client.log" 2>&1 &
-	local bwc=$!
+	ip netns exec ns1 nice -n 19 timeout $((dur * 2 + 120)) ibv_rc_pingpong -d vrnic1 -g "$g1" \
+		-n "$iters" -c -e -p 18515 10.97.0.1 >"$p.pp-client.log" 2>&1 &
+	ppc=$!
+	ip netns exec ns1 nice -n 19 timeout $((dur * 2 + 120)) ib_write_bw -d vrnic1 -x "$g1" -F \
+		-D "$dur" -p 18516 10.97.0.1 >"$p.bw-client.log" 2>&1 &
+	bwc=$!
 	for ((i = 0; i < 300; i++)); do
-		[ "$(live_rc "$dev")" -ge 2 ] && break
+		[ "$(live_rc vrnic0)" -ge 2 ] && [ "$(live_rc vrnic1)" -ge 2 ] && break
 		sleep 0.1
 	done
-	[ "$(live_rc "$dev")" -ge 2 ] || echo "the traffic's QPs did not connect" >&2
+	[ "$(live_rc vrnic0)" -ge 2 ] && [ "$(live_rc vrnic1)" -ge 2 ] ||
+		echo "the traffic's QPs did not connect" >&2
+}
+
+# traffic_stop: the traffic, still going after both phases, is stopped;
+# the pingpongs' payloads checked out.
+traffic_stop() {
+	kill "$ppc" "$pps" "$bwc" "$bws" 2>/dev/null || true
+	wait "$ppc" "$pps" "$bwc" "$bws" 2>/dev/null || true
+	if grep -qi 'invalid data\|failed\|error' "$out"/traffic.pp-*.log; then
+		tb_result fuzz/pingpong-data FAIL "ibv_rc_pingpong -c saw corrupted payloads or errors"
+	else
+		tb_result fuzz/pingpong-data PASS
+	fi
+}
+
+# phase NAME DEV DEVNS FROMNS DST: vrnic-fuzz from FROMNS at DEV's address
+# DST, into the running traffic.
+phase() {
+	local name=$1 dev=$2 devns=$3 from=$4 dst=$5 rc
+	local p=$out/$name
+	echo "== phase $name: $dev in $devns, fuzzed from $from [$(tb_uptime) s]"
 	local opts
 	opts=$(targets "$dev")
 	echo "targets: $opts"
@@ -206,15 +234,6 @@ phase() {
 	else
 		tb_result "fuzz/$name/traffic-completed" FAIL "a traffic QP left RTS or completed in error (logs $p.*.log, $p.trace.txt)"
 	fi
-	# The traffic, still going, is stopped.
-	kill "$ppc" "$pps" "$bwc" "$bws" 2>/dev/null || true
-	wait "$ppc" "$pps" "$bwc" "$bws" 2>/dev/null || true
-	if grep -qi 'invalid data\|failed\|error' "$p".pp-*.log; then
-		tb_result "fuzz/$name/pingpong-data" FAIL "ibv_rc_pingpong -c saw corrupted payloads or errors"
-	else
-		tb_result "fuzz/$name/pingpong-data" PASS
-	fi
-
 	rc=0
 	python3 - "$p.fuzz.json" "$p.before.json" "$p.after.json" <<'PY' || rc=$?
 import json, sys
@@ -273,8 +292,11 @@ PY
 		tb_result "fuzz/$name/drops-counted" FAIL "see the table above"
 }
 
+pps="" bws="" ppc="" bwc=""
+traffic_start
 phase resp vrnic0 ns0 ns1 10.97.0.1
 phase req vrnic1 ns1 ns0 10.97.0.2
+traffic_stop
 
 # After the fuzzing, a fresh connection still works.
 pp_after() {
