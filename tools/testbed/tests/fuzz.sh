@@ -163,11 +163,15 @@ traffic_start() {
 	done
 	[ "$(live_rc vrnic0)" -ge 2 ] && [ "$(live_rc vrnic1)" -ge 2 ] ||
 		echo "the traffic's QPs did not connect" >&2
+	# ib_write_bw spins on its CQs: it runs a quarter of the time
+	# (tb_duty_start), so the guest's vCPUs idle the rest.
+	tb_duty_start 25 "$bws" "$bwc"
 }
 
 # traffic_stop: the traffic, still going after both phases, is stopped;
 # the pingpongs' payloads checked out.
 traffic_stop() {
+	tb_duty_stop
 	kill "$ppc" "$pps" "$bwc" "$bws" 2>/dev/null || true
 	wait "$ppc" "$pps" "$bwc" "$bws" 2>/dev/null || true
 	if grep -qi 'invalid data\|failed\|error' "$out"/traffic.pp-*.log; then
