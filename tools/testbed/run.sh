@@ -112,6 +112,7 @@ trap cleanup EXIT INT TERM
 # pays for is the carry-less multiply the kernel's CRC32 takes when the
 # CPU has it.  The performance numbers in Documentation name the model.
 qemu_cpu=${VRNIC_QEMU_CPU:-Nehalem}
+# VRNIC_APPEND: words added to the guests' kernel command line.
 # VRNIC_QEMU_MONITOR=1: each guest's QEMU monitor on a UNIX socket,
 # <run>/host<N>/monitor.sock (for a hung guest: `info registers -a`
 # through socat names where each vCPU is).
@@ -155,6 +156,9 @@ vrnic.stage2=$TESTBED_DIR/guest-init.sh vrnic.moddir=$kdir/modules \
 vrnic.host=$h vrnic.hosts=$hosts vrnic.ip=$ip vrnic.peer=$peer \
 vrnic.repo=$REPO_DIR vrnic.script=/results/script.sh vrnic.tmo=$tmo vrnic.kernel=$kernel"
 		[ "$iommu" -eq 1 ] && append="$append intel_iommu=on iommu.passthrough=0 iommu.strict=1"
+		# VRNIC_APPEND: more of the kernel's command line (loglevel=7 shows
+		# where a hung boot stops).
+		[ -z "${VRNIC_APPEND:-}" ] || append="$append $VRNIC_APPEND"
 
 		local -a mon=(-monitor none)
 		[ "$monitor_on" = 1 ] &&

@@ -134,41 +134,48 @@ net_text() {
 # snap SIDE FILE: SIDE's device counters and its namespace's IP/UDP error
 # counters, one "name value" a line.  Read with the shell's own read: in
 # the debug kernel every process started costs the run a second or more,
-# and a snapshot is taken four times a run.
+# and a snapshot is taken four times a run.  The text goes through the
+# guest's tmpfs and is split with the shell's word splitting: a read per
+# line from a here-string (a pipe, read a byte at a time) and a write per
+# line to the results share took the debug guest 3 s a snapshot.
 snap() {
-	local side=$1 d=$sdev ifc=${sidelink[$1]} line ip=() udp=() i
-	local -a v
+	local side=$1 d=$sdev ifc=${sidelink[$1]} l i tmp=/tmp/netem-snap.$$ a b rest n=0
+	local -a v lines out ip=() udp=()
+	local -
+	set -f
 	[ "$side" = client ] && d=$cdev
-	{
-		tb_hw_counters "$d" $counters
-		while IFS= read -r line; do
-			read -r -a v <<<"${line/:/: }"
-			case "${v[0]}" in
-			Ip:)
-				if [ ${#ip[@]} -eq 0 ]; then ip=("${v[@]}"); continue; fi
-				for ((i = 1; i < ${#v[@]}; i++)); do
-					[ "${ip[i]}" = InHdrErrors ] && echo "ip_in_hdr_errors ${v[i]}"
-				done ;;
-			Udp:)
-				if [ ${#udp[@]} -eq 0 ]; then udp=("${v[@]}"); continue; fi
-				for ((i = 1; i < ${#v[@]}; i++)); do
-					case "${udp[i]}" in
-					InCsumErrors) echo "udp_incsumerrors ${v[i]}" ;;
-					NoPorts) echo "udp_noports ${v[i]}" ;;
-					esac
-				done ;;
-			"$ifc:")
-				# Drops below the device: the netdev's receive and
-				# transmit drops (fields 4 and 12 of /proc/net/dev).
-				echo "link_drops $((v[4] + v[12]))" ;;
-			esac
-		done <<<"$(net_text "$side")"
-		# ... and the per-CPU backlog (softnet_stat's second column, hex,
-		# for all CPUs).
-		local a b rest n=0
-		while read -r a b rest; do n=$((n + 0x$b)); done </proc/net/softnet_stat
-		echo "backlog_drops $n"
-	} >"$2"
+	tb_hw_counters "$d" $counters >"$tmp"
+	mapfile -t out <"$tmp"
+	net_text "$side" >"$tmp"
+	mapfile -t lines <"$tmp"
+	for l in "${lines[@]}"; do
+		# shellcheck disable=SC2206 # splitting is the point; globbing is off
+		v=(${l/:/: })
+		case "${v[0]}" in
+		Ip:)
+			if [ ${#ip[@]} -eq 0 ]; then ip=("${v[@]}"); continue; fi
+			for ((i = 1; i < ${#v[@]}; i++)); do
+				[ "${ip[i]}" = InHdrErrors ] && out+=("ip_in_hdr_errors ${v[i]}")
+			done ;;
+		Udp:)
+			if [ ${#udp[@]} -eq 0 ]; then udp=("${v[@]}"); continue; fi
+			for ((i = 1; i < ${#v[@]}; i++)); do
+				case "${udp[i]}" in
+				InCsumErrors) out+=("udp_incsumerrors ${v[i]}") ;;
+				NoPorts) out+=("udp_noports ${v[i]}") ;;
+				esac
+			done ;;
+		"$ifc:")
+			# Drops below the device: the netdev's receive and
+			# transmit drops (fields 4 and 12 of /proc/net/dev).
+			out+=("link_drops $((v[4] + v[12]))") ;;
+		esac
+	done
+	# ... and the per-CPU backlog (softnet_stat's second column, hex,
+	# for all CPUs).
+	while read -r a b rest; do n=$((n + 0x$b)); done </proc/net/softnet_stat
+	out+=("backlog_drops $n")
+	printf '%s\n' "${out[@]}" >"$2"
 }
 # delta BEFORE AFTER OUT: per-name differences.
 delta() {
