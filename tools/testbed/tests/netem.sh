@@ -142,9 +142,9 @@ snap() {
 	local side=$1 d=$sdev ifc=${sidelink[$1]} l i tmp=/tmp/netem-snap.$$ a b rest n=0
 	local -a v lines out ip=() udp=()
 	local -
-	set -f
 	[ "$side" = client ] && d=$cdev
-	tb_hw_counters "$d" $counters >"$tmp"
+	tb_hw_counters "$d" $counters >"$tmp"	# (it globs: before set -f)
+	set -f
 	mapfile -t out <"$tmp"
 	net_text "$side" >"$tmp"
 	mapfile -t lines <"$tmp"
