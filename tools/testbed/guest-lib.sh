@@ -322,6 +322,9 @@ tb_reset() {
 	local -A loaded=()
 	# Few processes (the debug kernel pays half a second or more for
 	# each): globs for ls, /proc/modules read once, one ip for the links.
+	# Whatever a killed test left stopped (tb_duty_start) runs again, so
+	# that its own timeout can end it.
+	kill -CONT -- -1 2>/dev/null || true
 	for d in /sys/class/infiniband/*; do
 		[ -e "$d" ] && rdma link delete "${d##*/}" 2>/dev/null
 	done
