@@ -31,6 +31,15 @@ printf '%s\n' "sys /sys sysfs defaults 0 0" "run /run tmpfs defaults 0 0" \
 	"devpts /dev/pts devpts X-mount.mkdir 0 0" "shm /dev/shm tmpfs X-mount.mkdir 0 0" \
 	>/tmp/testbed.fstab
 mount -a -T /tmp/testbed.fstab 2>/dev/null
+# Trace events record no command names (tracefs option record-cmd).  With
+# it on, the first event enabled and the last one disabled register and
+# unregister a probe on the scheduler's tracepoints, which rewrites the
+# code of __schedule while the other vCPU runs it.  Under TCG that once
+# livelocked the vCPU in __schedule: rmmod's removal of the module's
+# events then waited for it with a soft lockup, and the kernel panicked
+# (debug kernel, 2026-12-02).  The trace shows "<...>" for the names.
+t=/sys/kernel/tracing/options/record-cmd
+[ -w $t ] && echo 0 >$t
 
 host=${karg[host]:-0}
 export VRNIC_HOST=$host
@@ -44,6 +53,20 @@ export VRNIC_OUT=/results/host$host
 script=${karg[script]:-}
 [ -f /results/env ] && set -a && . /results/env && set +a
 [ -d "$VRNIC_OUT" ] || mkdir -p "$VRNIC_OUT"
+# libibverbs loads every provider /etc/libibverbs.d lists (Debian's 17) in
+# each verbs process.  In the debug kernel that was 1 s of every start:
+# ibv_devinfo took 1.3 s with them, 0.4 s with rxe's alone (stock: 0.3 and
+# 0.15 s).  vrnic and rxe both use librxe, so the debug guests list only
+# that one, removed in the overlay's upper layer (the host's file stays).
+# The stock guests keep Debian's full list, as users have it.  Setting
+# VRNIC_PROVIDERS=all keeps the full list in the debug guests too.
+if [ "$VRNIC_KERNEL" = debug ] && [ "${VRNIC_PROVIDERS:-rxe}" != all ]; then
+	drop=()
+	for f in /etc/libibverbs.d/*.driver; do
+		[ "${f##*/}" = rxe.driver ] || drop+=("$f")
+	done
+	[ -e /etc/libibverbs.d/rxe.driver ] && [ ${#drop[@]} -gt 0 ] && rm -f "${drop[@]}"
+fi
 echo "vrnic-host$host" >/proc/sys/kernel/hostname
 
 modprobe virtio_net 2>/dev/null
