@@ -250,6 +250,7 @@ link add veth0 netns ns0 type veth peer name veth1 netns ns1"
 # with them vrnic0 and vrnic1) and the module.
 tb_netns_pair_del() {
 	local i
+	tb_netns_anchor_stop
 	ip netns del ns0
 	ip netns del ns1
 	for ((i = 0; i < 100; i++)); do
@@ -262,42 +263,88 @@ tb_netns_pair_del() {
 # tb_netns_pid NETNS: a process in network namespace NETNS, in
 # _tb_netns_pid (its /proc/PID/net is NETNS's); 1 if there is none.  The
 # shell's own tests (-ef compares the namespace files' inodes, as `ip
-# netns identify` does): no process is started.
+# netns identify` does), the last one found for NETNS tried first: no
+# process is started.
+declare -gA _tb_nsp=()
 tb_netns_pid() {
-	local p=${_tb_netns_pid:-x}
-	[ "/proc/$p/ns/net" -ef "/run/netns/$1" ] 2>/dev/null && return 0
-	for p in /proc/[0-9]*; do
-		[ "$p/ns/net" -ef "/run/netns/$1" ] 2>/dev/null || continue
-		_tb_netns_pid=${p#/proc/}
-		return 0
+	local p=${_tb_nsp[$1]:-x}
+	if ! [ "/proc/$p/ns/net" -ef "/run/netns/$1" ]; then
+		for p in /proc/[0-9]*; do
+			[ "$p/ns/net" -ef "/run/netns/$1" ] && break
+		done
+		[ "$p/ns/net" -ef "/run/netns/$1" ] || return 1
+		p=${p#/proc/}
+		_tb_nsp[$1]=$p
+	fi
+	_tb_netns_pid=$p
+}
+
+# tb_netns_anchor NETNS...: a process that sits in each NETNS (sleep(1)),
+# for tb_netns_read to read through between a test's runs, when no other
+# process is there.  tb_netns_anchor_stop ends them (tb_netns_pair_del
+# does): a namespace with a process in it outlives `ip netns del`, and
+# its links and RDMA devices with it.
+declare -gA _tb_anchor=()
+tb_netns_anchor() {
+	local ns
+	for ns in "$@"; do
+		ip netns exec "$ns" sleep 1000000 </dev/null >/dev/null 2>&1 &
+		_tb_anchor[$ns]=$!
 	done
-	return 1
+}
+tb_netns_anchor_stop() {
+	local ns
+	for ns in "${!_tb_anchor[@]}"; do
+		kill "${_tb_anchor[$ns]}" 2>/dev/null || true
+		wait "${_tb_anchor[$ns]}" 2>/dev/null || true
+		unset "_tb_anchor[$ns]"
+	done
+}
+
+# tb_netns_read ARRAY NETNS FILE...: the lines of /proc/net/FILE, file
+# after file, as network namespace NETNS sees them (NETNS empty: this
+# process's), in ARRAY; a FILE that is not there adds none.  Read with the
+# shell's own mapfile through a process in NETNS (tb_netns_pid: the
+# server a test waits for, a traffic process, tb_netns_anchor's); through
+# nsenter(1) when there is none, or when it ended during the read.  In
+# the debug guest nsenter took 1.2-1.4 s a call, and tests read the
+# counters of both namespaces before and after each run.
+tb_netns_read() {
+	local -n _tb_nr_out=$1
+	local _tb_nr_ns=$2 _tb_nr_d=/proc/net _tb_nr_f
+	local -a _tb_nr_l
+	shift 2
+	_tb_nr_out=()
+	if [ -n "$_tb_nr_ns" ]; then
+		tb_netns_pid "$_tb_nr_ns" && _tb_nr_d=/proc/$_tb_netns_pid/net || _tb_nr_d=""
+	fi
+	if [ -n "$_tb_nr_d" ]; then
+		for _tb_nr_f in "$@"; do
+			[ -r "$_tb_nr_d/$_tb_nr_f" ] || continue
+			mapfile -t _tb_nr_l 2>/dev/null <"$_tb_nr_d/$_tb_nr_f" || continue
+			_tb_nr_out+=("${_tb_nr_l[@]}")
+		done
+		# The process was still there after the reads: they were its
+		# namespace's.
+		[ -z "$_tb_nr_ns" ] || [ "/proc/$_tb_netns_pid/ns/net" -ef "/run/netns/$_tb_nr_ns" ] &&
+			return 0
+		_tb_nr_out=()
+	fi
+	mapfile -t _tb_nr_out <<<"$(nsenter --net="/run/netns/$_tb_nr_ns" cat "${@/#//proc/net/}" 2>/dev/null)"
 }
 
 # tb_wait_port PORT [TIMEOUT [NETNS]]: wait until a TCP listener is on PORT
 # (in network namespace NETNS), for at most TIMEOUT s (30).  Reads
-# /proc/net/tcp{,6} with the shell's own mapfile, a namespace's through a
-# process in it (tb_netns_pid: the server that is to listen is one).  Only
-# when the namespace has no process yet, through nsenter(1): in the debug
-# guest a round with nsenter took 1.2-1.4 s, and the servers' waits were
-# two or three rounds each.
+# /proc/net/tcp{,6} with tb_netns_read: a namespace's through the server
+# that is to listen, once it is in there (a round through nsenter took the
+# debug guest 1.2-1.4 s, and a server's wait two or three rounds).
 tb_wait_port() {
-	local hex line end=$((SECONDS + ${2:-30})) f
+	local hex line end=$((SECONDS + ${2:-30}))
 	local -a t=()
 	printf -v hex '%04X' "$1"
 	while :; do
-		line=""
-		if [ -z "${3:-}" ]; then
-			for f in /proc/net/tcp /proc/net/tcp6; do
-				[ -r $f ] && mapfile -t t <$f && line+=" ${t[*]}"
-			done
-		elif tb_netns_pid "$3"; then
-			for f in tcp tcp6; do
-				mapfile -t t 2>/dev/null <"/proc/$_tb_netns_pid/net/$f" && line+=" ${t[*]}"
-			done
-		else
-			line=$(nsenter --net="/run/netns/$3" cat /proc/net/tcp /proc/net/tcp6 2>/dev/null || true)
-		fi
+		tb_netns_read t "${3:-}" tcp tcp6
+		line="${t[*]}"
 		# sl local_address rem_address st: a listener is st 0A.
 		[[ $line =~ :$hex\ [0-9A-F]+:0000\ 0A ]] && return 0
 		((SECONDS < end)) || break

@@ -85,6 +85,8 @@ if [ "$hosts" -eq 1 ]; then
 	}
 	tb_modprobe sch_netem
 	tb_netns_pair
+	# A process in each namespace, for snap's reads between runs.
+	tb_netns_anchor ns0 ns1
 	sdev=vrnic0 cdev=vrnic1 server_ip=10.97.0.1
 	declare -A sidelink=([server]=veth0 [client]=veth1)
 	# in_side S CMD...: run CMD on side S (server or client).
@@ -120,34 +122,26 @@ mkdir -p "$work"
 # The counters that tell what the link did.
 counters="retransmits out_of_seq_request rcvd_seq_err duplicate_request rx_drop_icrc rcvd_rnr_err send_rnr_err retry_exceeded_err rx_drop_malformed"
 
-# net_text SIDE: SIDE's namespace's /proc/net/snmp and /proc/net/dev (one
-# process for a namespace, none otherwise).
-net_text() {
-	if [ "$hosts" -eq 1 ]; then
-		local ns=ns0
-		[ "$1" = client ] && ns=ns1
-		nsenter --net="/run/netns/$ns" cat /proc/net/snmp /proc/net/dev
-	else
-		cat /proc/net/snmp /proc/net/dev
-	fi
-}
 # snap SIDE FILE: SIDE's device counters and its namespace's IP/UDP error
-# counters, one "name value" a line.  Read with the shell's own read: in
+# counters, one "name value" a line.  Read with the shell's own reads: in
 # the debug kernel every process started costs the run a second or more,
-# and a snapshot is taken four times a run.  The text goes through the
-# guest's tmpfs and is split with the shell's word splitting: a read per
-# line from a here-string (a pipe, read a byte at a time) and a write per
-# line to the results share took the debug guest 3 s a snapshot.
+# and a snapshot is taken four times a run.  A namespace's /proc/net is
+# read through a process in it (tb_netns_read; tb_netns_anchor keeps one
+# there between runs), split with the shell's word splitting, and written
+# once: a read per line from a here-string (a pipe, read a byte at a
+# time) and a write per line to the results share took the debug guest
+# 3 s a snapshot, and an nsenter per snapshot 1.2 s more.
 snap() {
-	local side=$1 d=$sdev ifc=${sidelink[$1]} l i tmp=/tmp/netem-snap.$$ a b rest n=0
+	local side=$1 d=$sdev ifc=${sidelink[$1]} l i a b rest n=0 ns="" tmp=/tmp/netem-snap.$$
 	local -a v lines out ip=() udp=()
 	local -
 	[ "$side" = client ] && d=$cdev
-	tb_hw_counters "$d" $counters >"$tmp"	# (it globs: before set -f)
+	[ "$hosts" -eq 1 ] && { ns=ns0; [ "$side" = client ] && ns=ns1; }
+	# (both glob: before set -f)
+	tb_hw_counters "$d" $counters >"$tmp"
+	tb_netns_read lines "$ns" snmp dev
 	set -f
 	mapfile -t out <"$tmp"
-	net_text "$side" >"$tmp"
-	mapfile -t lines <"$tmp"
 	for l in "${lines[@]}"; do
 		# shellcheck disable=SC2206 # splitting is the point; globbing is off
 		v=(${l/:/: })

@@ -1,0 +1,55 @@
+# SPDX-License-Identifier: GPL-2.0
+# fuzz.sh's judge of one phase: jq -n -r --slurpfile fz PHASE.fuzz.json
+# --slurpfile a PHASE.before.json --slurpfile b PHASE.after.json -f this.
+# fz is vrnic-fuzz -j's report (each packet's predicted fate, summed), a
+# and b fuzz.sh's counters() before and after the phase.  Prints the
+# table and, last, "verdict ok" or "verdict fail": every drop counter
+# moved by what the fuzzer predicted (less what was lost before the
+# device: veth and UDP drops, unsent packets), and the device counted at
+# least every packet that reached it.
+def sp($n): if $n > 0 then " " * $n else "" end;
+def l($n): tostring | . + sp($n - length);
+def r($n): tostring | sp($n - length) + .;
+def drops: [.link[][] | (.stats64 // .stats // {}) | (.rx.dropped // 0) + (.tx.dropped // 0)]
+	| add // 0;
+def delta($a; $b): $a | keys | map(select(. != "-")) | map({key: ., value: ($b[.] - $a[.])})
+	| from_entries;
+
+$fz[0] as $fz | $a[0] as $a | $b[0] as $b
+| delta($a.hw; $b.hw) as $hw
+| delta($a.snmp; $b.snmp) as $udp
+| (($b | drops) - ($a | drops)) as $link
+| (($udp.InErrors // 0) + ($udp.RcvbufErrors // 0) + ($udp.InCsumErrors // 0)) as $udp_lost
+| ($link + $udp_lost + $fz.count - $fz.sent) as $lost
+| $fz.expect as $exp
+| ["duplicate_request", "out_of_seq_request", "rcvd_seq_err", "rcvd_rnr_err",
+   "remote_access_err", "send_rnr_err", "retransmits", "retry_exceeded_err", "send_err",
+   "rx_drop_req", "rx_drop_resp"] as $eng
+# A counter the device lacks is null: never equal to what is expected.
+| [("rx-drop-icrc", "rx-drop-malformed", "rx-drop-no-qp", "rx-drop-pkey", "rx-drop-qkey")
+   | . as $c | $hw[$c | gsub("-"; "_")] as $d | $exp[$c] as $e
+   | {c: $c, d: $d, e: $e,
+      good: (if $d == null then false elif $lost == 0 then $d == $e
+             else $e - $lost <= $d and $d <= $e end)}] as $rows
+| ([$eng[] | $hw[.] // 0] | add) as $counted
+| ($hw.rcvd_pkts != null and $hw.rcvd_pkts >= $fz.sent - $lost) as $rcvd_ok
+| "seed \($fz.seed), \($fz.sent) sent (\($fz["valid-icrc"]) with a valid ICRC), \($fz.pps | round)/s; lost before the device: \($lost) (veth \($link), UDP \($udp_lost), unsent \($fz.count - $fz.sent))",
+  ("counter" | l(20)) + " " + ("expected" | r(10)) + " " + ("delta" | r(10)),
+  ($rows[] | (.c | l(20)) + " " + (.e | r(10)) + " " + (.d | r(10)) + " "
+   + (if .good then "" else "MISMATCH" end)),
+  # Responses to a QP in RTR (ib_write_bw's passive side) are dropped for
+  # its state; the fuzzer does not model QP states, so these are reported.
+  ("rx-drop-qp-state" | l(20)) + " " + ("" | r(10)) + " " + ($hw.rx_drop_qp_state | r(10))
+   + "  (responses to RTR QPs)",
+  ("to-qp" | l(20)) + " " + ($exp["to-qp"] | r(10)) + " " + (0 | r(10))
+   + "  (to the QPs: the engines decide)",
+  ($eng[] | l(20) + " " + ("" | r(10)) + " " + ($hw[.] // 0 | r(10))),
+  "to-qp by destination: " + ([$fz["to-qp"] | to_entries[] | "\(.key)=\(.value)"] | join(" ")),
+  "to-qp packets no counter shows (at least; real traffic also moves the engine counters): \([$exp["to-qp"] - $counted, 0] | max) of \($exp["to-qp"])",
+  "rcvd_pkts delta \($hw.rcvd_pkts) (fuzz \($fz.sent) + real traffic), UDP InDatagrams delta \($udp.InDatagrams // 0)",
+  "per class (sent, valid ICRC, expected fates):",
+  ($fz.classes | to_entries[] | "  " + (.key | l(13)) + " " + (.value.sent | r(8)) + " "
+   + (.value["valid-icrc"] | r(8)) + "  "
+   + ([.value.expect | to_entries[] | select(.value != 0) | "\(.key)=\(.value)"] | join(" "))),
+  (if ([$rows[].good] | all) and $rcvd_ok then "verdict ok"
+   else "verdict fail" + (if $rcvd_ok then "" else " (rcvd_pkts below what reached the device)" end) end)
