@@ -386,13 +386,19 @@ tb_client_server() {
 	fi
 }
 
+# tb_loaded MODULE: MODULE is loaded (/proc/modules, read by the shell).
+tb_loaded() {
+	local m
+	while read -r m _; do [ "$m" = "$1" ] && return 0; done </proc/modules
+	return 1
+}
+
 # tb_reset: put the guest back as boot left it, after a test (suite.sh):
 # RDMA devices deleted, their modules and the ULPs' unloaded, namespaces
 # and extra links gone, eth0 as guest-init.sh set it up, no qdisc, no trace
 # event enabled.  Fails, saying what, if a device or vrnic stays.
 tb_reset() {
 	local d i m ok=0 ipcmds="" devs
-	local -A loaded=()
 	# Few processes (the debug kernel pays half a second or more for
 	# each): globs for ls, /proc/modules read once, one ip for the links.
 	# Whatever a killed test left stopped (tb_duty_start) runs again, so
@@ -420,10 +426,9 @@ tb_reset() {
 		[ -e "${devs[0]}" ] || break
 		sleep 0.1
 	done
-	while read -r m _; do loaded[$m]=1; done </proc/modules
 	for m in nvme_rdma nvmet_rdma nvme_fabrics nvmet nvme_core null_blk \
 		rdma_vrnic rdma_rxe sch_netem; do
-		if [ -n "${loaded[$m]:-}" ]; then rmmod "$m" || ok=1; fi
+		if tb_loaded "$m"; then rmmod "$m" || ok=1; fi
 	done
 	devs=(/sys/class/infiniband/*)
 	if [ -e "${devs[0]}" ]; then
