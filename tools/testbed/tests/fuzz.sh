@@ -236,18 +236,14 @@ phase() {
 	if [ -r $tr/trace ]; then
 		cat $tr/trace >"$p.trace.txt"
 		while IFS= read -r l; do
-			case "$l" in
-			*qp_state:* | *cqe_error:*)
+			if [[ $l == *qp_state:* || $l == *cqe_error:* ]]; then
 				[ "$nq" -lt 20 ] && qpev+=("$l")
 				nq=$((nq + 1))
-				;;
-			*" nak: "*" sent "*)
-				if [[ $l != *"syndrome 0x60"* ]]; then
-					[ "$nn" -lt 20 ] && naks+=("$l")
-					nn=$((nn + 1))
-				fi
-				;;
-			esac
+			fi
+			if [[ $l == *" nak: "*" sent "* && $l != *"syndrome 0x60"* ]]; then
+				[ "$nn" -lt 20 ] && naks+=("$l")
+				nn=$((nn + 1))
+			fi
 			case "$l" in
 			*"qp_state: "*" -> 6"*) bad_trace=1 ;;
 			*"cqe_error: vrnic"[0-9]" qpn "*)

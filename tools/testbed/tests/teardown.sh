@@ -91,8 +91,9 @@ start_traffic() {
 		>"$VRNIC_OUT/$case.client.log" 2>&1 &
 	cpid=$!
 	# One process a round (rdma, not rdma and grep): about 5 s of rounds
-	# in the debug guest.
-	local end=$((SECONDS + T)) re='type RC state RTS.*comm ib_write_bw'
+	# in the debug guest.  The state and the command on one line, as grep
+	# matched them ([^\n]: the match runs over rdma's whole output).
+	local end=$((SECONDS + T)) re=$'type RC state RTS[^\n]*comm ib_write_bw'
 	while ((SECONDS < end)); do
 		[[ $(rdma res show qp 2>/dev/null) =~ $re ]] && break
 		sleep 0.2
