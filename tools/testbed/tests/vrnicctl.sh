@@ -148,12 +148,21 @@ tb_check "vrnicctl/$k/stats-moved-with-traffic" moved
 secs=$(sed -n 's/.* bytes in \([0-9.]*\) seconds.*/\1/p' "$out/pp-client.log" | head -n1)
 iters=$(awk -v s="${secs:-1}" 'BEGIN { n = int(500 * 10 / (s > 0.01 ? s : 0.01)); print (n < 500 ? 500 : n) }')
 echo "first run ${secs:-?} s for 500 iterations: $iters iterations now"
+sent1=$(counter sent_pkts)
 timeout "$T" ibv_rc_pingpong -d "$dev" -g "$gid" -n "$iters" >"$out/pp2-server.log" 2>&1 &
 srv=$!
 tb_wait_port 18515 "$T" || true
 timeout "$T" ibv_rc_pingpong -d "$dev" -g "$gid" -n "$iters" "$VRNIC_IP" >"$out/pp2-client.log" 2>&1 &
 cli=$!
-sleep 1
+# The interval starts once the pair moves data: a client that takes
+# seconds to start on a loaded machine would otherwise leave it empty.
+started=0
+for ((w = 0; w < 10 * T; w++)); do
+	kill -0 $cli 2>/dev/null || break
+	[ "$(counter sent_pkts)" -gt $((sent1 + 20)) ] && { started=1; break; }
+	sleep 0.1
+done
+echo "traffic started: $started after ${w} polls"
 "$vc" -j stats show "$dev" -i 2 >"$out/rates.json"
 running=0
 kill -0 $cli 2>/dev/null && running=1
@@ -166,6 +175,7 @@ rates_ok() {
 }
 tb_check "vrnicctl/$k/stats-rates-non-negative" rates_ok
 rates_moving() {
+	[ "$started" -eq 1 ] || { echo "the second pingpong sent nothing (see pp2-*.log)"; return 1; }
 	[ "$running" -eq 1 ] || { echo "the pingpong ended before the interval did"; return 1; }
 	jq -e '.[0].rates.sent_pkts > 0 and .[0].rates.rcvd_pkts > 0' "$out/rates.json" >/dev/null
 }
