@@ -238,7 +238,8 @@ static int __init vrnic_init(void)
 {
 	int err;
 
-	vrnic_wq = alloc_workqueue("vrnic", WQ_UNBOUND | WQ_HIGHPRI | WQ_MEM_RECLAIM, 0);
+	/* Per CPU: a QP's work runs on the QP's CPU (vrnic_qp_schedule()). */
+	vrnic_wq = alloc_workqueue("vrnic", WQ_HIGHPRI | WQ_MEM_RECLAIM, 0);
 	if (!vrnic_wq)
 		return -ENOMEM;
 	vrnic_icrc_init();
