@@ -75,6 +75,7 @@ declare -A budget_check=(
 	[build/debug-kernel]=1800
 	[stock/log-scan-catches-warn]=90 [stock/rxe]=600
 	[stock/one-a]=1000 [stock/one-b]=1000 [stock/module-load]=90 [stock/conformance]=240
+	[stock/conformance-veth]=240
 	[stock/netns]=150 [stock/teardown]=300 [stock/load]=240
 	[stock/netem]=500 [stock/fuzz]=240 [stock/vrnicctl]=200
 	[stock/model]=240 [stock/restrack]=240 [stock/sweeps]=240
@@ -85,6 +86,7 @@ declare -A budget_check=(
 	[stock/iommu-rxe]=120 [stock/iommu-vrnic]=240
 	[stock/conformance-vrnic]=240 [stock/smoke-vrnic]=300
 	[debug/one-a]=1500 [debug/one-b]=2400 [debug/quick]=700 [debug/kunit]=400 [debug/conformance]=500
+	[debug/conformance-veth]=500
 	[debug/teardown]=1200 [debug/netem]=900 [debug/fuzz]=900
 )
 declare -A budget_full=(
@@ -93,9 +95,9 @@ declare -A budget_full=(
 	[stock/smoke]=600 [stock/smoke-rxe]=600
 	[stock/interop-vrnic-rxe]=600 [stock/interop-rxe-vrnic]=600
 	[stock/interop-conformance]=600 [stock/netem-soak]=900
-	[debug/one-a]=3200 [debug/one-b]=3900 [debug/two]=1200
+	[debug/one-a]=3800 [debug/one-b]=3900 [debug/two]=1200
 	[debug/nvmeof-vrnic]=1200 [debug/module-load]=240
-	[debug/conformance]=900 [debug/teardown]=1200 [debug/netns]=600
+	[debug/conformance]=900 [debug/conformance-veth]=900 [debug/teardown]=1200 [debug/netns]=600
 	[debug/netem]=900 [debug/fuzz]=1200 [debug/model]=900
 	[debug/load]=600 [debug/smoke]=900
 )
@@ -129,7 +131,7 @@ stock_kdir=/usr/src/linux-headers-$abi-amd64
 # (or found in the cache) in the background from the start, while the
 # stock kernel's side builds and runs.
 debug_wanted=0
-for st in kunit module-load conformance teardown netns netem fuzz model load \
+for st in kunit module-load conformance conformance-veth teardown netns netem fuzz model load \
 	smoke nvmeof one-a one-b two quick nvmeof-vrnic intree; do
 	want "debug/$st" && debug_wanted=1
 done
@@ -362,21 +364,24 @@ debug_kenv=(--kernel debug --env "VRNIC_KMOD=$REPO_DIR/build/kmod/debug/vrnic")
 debug_common=(--env "VRNIC_KUNIT_KO=$REPO_DIR/build/kmod/debug/vrnic-kunit/rdma_vrnic.ko"
 	--env VRNIC_DRIVER=vrnic)
 # check: two boots, so that the two lanes can run them side by side.
-# One: KUnit, then conformance with every vrnic trace event on (their
-# recording runs under the checkers; bpftrace itself runs in the stock
-# kernel), and netem's mixed case.  Two: teardown and the fuzzer.  At
+# One: KUnit, then conformance across veth (vrnic0 and vrnic1 in two
+# namespaces: every packet through the UDP socket, the netdev and the
+# receive softirq of either CPU; the stock kernel runs it in loopback too)
+# with every vrnic trace event on (their recording runs under the
+# checkers; bpftrace itself runs in the stock kernel), and netem's mixed
+# case.  Two: teardown and the fuzzer.  At
 # check's sizes.
 # full: four boots; the limits are 2-3 times what each took in CI, the
 # guest's own the sum of its set plus its boot.
 dj_one-a() {
 	if [ "$tier" = check ]; then
-		dsuite debug/one-a one 2400 kunit:400 conformance:600 netem:900 -- \
+		dsuite debug/one-a one 2400 kunit:400 conformance-veth:600 netem:900 -- \
 			"${kenv[@]}" "${debug_common[@]}" --env VRNIC_TRACE_EVENTS=1 \
 			--env NETEM_BYTES=256K
 		return
 	fi
-	dsuite debug/one-a one 3200 kunit:300 module-load:120 conformance:600 \
-		teardown:1200 netns:600 -- "${kenv[@]}" "${debug_common[@]}" --env VRNIC_TRACE_EVENTS=1
+	dsuite debug/one-a one 3800 kunit:300 module-load:120 conformance:600 \
+		conformance-veth:600 teardown:1200 netns:600 -- "${kenv[@]}" "${debug_common[@]}" --env VRNIC_TRACE_EVENTS=1
 }
 dj_one-b() {
 	if [ "$tier" = check ]; then
@@ -536,6 +541,8 @@ sj_rxe() {
 # vrnic's tests in two guests (suite.sh), each script in turn; one-a:
 #   module-load  the module's load, unload and parameters;
 #   conformance  the verbs suite, one device talking to its own GID;
+#   conformance-veth  the same across veth: vrnic0 in ns0 against vrnic1
+#                in ns1;
 #   netns        vrnic0 and vrnic1 in two namespaces joined by veth;
 #   teardown     devices deleted, netdevs down, unregistered or
 #                changing MTU, a process killed, the module unloaded:
@@ -575,7 +582,7 @@ sj_one-a() {
 	local netem=600 tmo=3000
 	[ -n "${CHECK_NETEM_BYTES:-}" ] && netem=5400 tmo=7800
 	mapfile -t sz < <(stock_sizes)
-	dsuite stock/one-a one "$tmo" module-load:120 conformance:300 netns:300 \
+	dsuite stock/one-a one "$tmo" module-load:120 conformance:300 conformance-veth:300 netns:300 \
 		teardown:900 load:600 netem:"$netem" -- \
 		"${kenv[@]}" "${sz[@]}" --env VRNIC_DRIVER=vrnic
 }
@@ -655,7 +662,7 @@ stock_lane() {
 # op, each other case with two, so that each op meets four or five kinds
 # of fault (a run costs the guest some 12 s, most of it process starts).
 netem_case_ops="clean=send,write,read,atomic loss1=send,read loss5=write,atomic reorder=send,read duplicate=write,atomic corrupt=send,read mixed=send,write,read,atomic"
-stock_steps="log-scan-catches-warn rxe one-a one-b module-load conformance netns teardown load netem fuzz vrnicctl model restrack sweeps bpftrace netem-soak interop-conformance two smoke nvmeof smoke-rxe interop-vrnic-rxe interop-rxe-vrnic iommu-rxe iommu-vrnic conformance-vrnic smoke-vrnic"
+stock_steps="log-scan-catches-warn rxe one-a one-b module-load conformance conformance-veth netns teardown load netem fuzz vrnicctl model restrack sweeps bpftrace netem-soak interop-conformance two smoke nvmeof smoke-rxe interop-vrnic-rxe interop-rxe-vrnic iommu-rxe iommu-vrnic conformance-vrnic smoke-vrnic"
 
 # run_lane NAME FUNCTION: the lane's results, steps and output go to files
 # of its own (merged below), its output lines prefixed with its name.

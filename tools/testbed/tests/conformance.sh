@@ -1,10 +1,37 @@
-# The verbs conformance suite against one device (VRNIC_DRIVER: rxe or vrnic)
-# in a single guest, device talking to its own GID.
+# The verbs conformance suite in a single guest (VRNIC_DRIVER: rxe or vrnic).
+# CONFORMANCE_PATH picks the path its packets take:
+#   loopback  one device talking to its own GID (the default): vrnic hands
+#             such packets to its own receive path in the sender's call;
+#   veth      (vrnic) vrnic0 in ns0 and vrnic1 in ns1, joined by a veth
+#             pair (tb_netns_pair), the remote side of every two-QP test
+#             on vrnic1 (--peer-device): every packet goes through the
+#             UDP socket, the netdev and the receive softirq, on either of
+#             the guest's CPUs.  The suite runs in init_net and opens both
+#             devices (the RDMA subsystem is in shared netns mode).
 . tools/testbed/guest-lib.sh
 drv=${VRNIC_DRIVER:-rxe}
+path=${CONFORMANCE_PATH:-loopback}
 bin=${VRNIC_BUILD:-build}/userspace/tests/vrnic-conformance
 [ -x "$bin" ] || { echo "$bin is not built (make userspace)"; exit 1; }
-dev=$(tb_rdma_dev "$drv")
+peer_args=()
+case "$path" in
+loopback)
+	dev=$(tb_rdma_dev "$drv")
+	label=$VRNIC_KERNEL-$VRNIC_TOPO
+	;;
+veth)
+	[ "$drv" = vrnic ] || { echo "CONFORMANCE_PATH=veth is for vrnic, not $drv" >&2; exit 1; }
+	tb_netns_pair
+	for d in vrnic0 vrnic1; do
+		tb_gid_index "$d" >/dev/null ||
+			{ echo "$d has no IPv4 RoCE v2 GID"; rdma link show; exit 1; }
+	done
+	dev=vrnic0
+	peer_args=(--peer-device vrnic1)
+	label=$VRNIC_KERNEL-veth
+	;;
+*) echo "CONFORMANCE_PATH=$path: use loopback or veth" >&2; exit 1 ;;
+esac
 rdma link show
 # On the reference, known spec deviations are left out (rxe-deviations.txt).
 filter=${GTEST_FILTER:-*}
@@ -12,7 +39,7 @@ if [ "$drv" = rxe ]; then
 	neg=$(grep -v '^#' tools/testbed/tests/rxe-deviations.txt | cut -d' ' -f1 | paste -sd:)
 	[ -n "$neg" ] && filter="$filter-$neg"
 	grep -v '^#' tools/testbed/tests/rxe-deviations.txt | while read -r t why; do
-		tb_result "conformance/$drv/$VRNIC_KERNEL-$VRNIC_TOPO/$t" SKIP "$why"
+		tb_result "conformance/$drv/$label/$t" SKIP "$why"
 	done
 fi
 # On vrnic, tests that need the unwritten data path are left out.
@@ -22,7 +49,7 @@ if [ "$drv" = vrnic ] && [ -n "$pending" ]; then
 	"$bin" --gtest_list_tests --gtest_filter="$pending" |
 	awk '/^[^ ]/ { suite = $1 } /^  / { print suite $1 }' |
 	while read -r t; do
-		tb_result "conformance/$drv/$VRNIC_KERNEL-$VRNIC_TOPO/$t" SKIP "needs the data path"
+		tb_result "conformance/$drv/$label/$t" SKIP "needs the data path"
 	done
 fi
 timeout_ms=10000
@@ -38,7 +65,7 @@ if [ "${VRNIC_TRACE_EVENTS:-0}" = 1 ] && [ "$drv" = vrnic ]; then
 	echo 1 >"$tr/events/vrnic/enable"
 fi
 rc=0
-"$bin" --device "$dev" --timeout-ms "$timeout_ms" \
+"$bin" --device "$dev" "${peer_args[@]}" --timeout-ms "$timeout_ms" \
 	--gtest_output="json:$VRNIC_OUT/conformance.json" \
 	--gtest_filter="$filter" || rc=$?
 if [ "${VRNIC_TRACE_EVENTS:-0}" = 1 ] && [ "$drv" = vrnic ]; then
@@ -46,18 +73,22 @@ if [ "${VRNIC_TRACE_EVENTS:-0}" = 1 ] && [ "$drv" = vrnic ]; then
 	grep -v '^#' "$tr/trace" | awk '{ n[$5]++ } END { for (e in n) print e, n[e] }' |
 		sort >"$VRNIC_OUT/trace-events.txt"
 	cat "$VRNIC_OUT/trace-events.txt"
-	tb_check "conformance/$drv/$VRNIC_KERNEL-$VRNIC_TOPO/trace-qp-state" \
+	tb_check "conformance/$drv/$label/trace-qp-state" \
 		grep -q '^qp_state: ' "$VRNIC_OUT/trace-events.txt"
 fi
 if [ -f "$VRNIC_OUT/conformance.json" ]; then
 	python3 tools/testbed/gtest-results.py "$VRNIC_OUT/conformance.json" \
-		"conformance/$drv/$VRNIC_KERNEL-$VRNIC_TOPO" >>"$VRNIC_OUT/results.txt"
+		"conformance/$drv/$label" >>"$VRNIC_OUT/results.txt"
 else
-	tb_result "conformance/$drv/$VRNIC_KERNEL-$VRNIC_TOPO" FAIL "no report (exit $rc)"
+	tb_result "conformance/$drv/$label" FAIL "no report (exit $rc)"
 fi
-rdma link delete "$dev"
-case "$drv" in
-rxe) modprobe -r rdma_rxe ;;
-vrnic) rmmod rdma_vrnic ;;
-esac
+if [ "$path" = veth ]; then
+	tb_netns_pair_del
+else
+	rdma link delete "$dev"
+	case "$drv" in
+	rxe) modprobe -r rdma_rxe ;;
+	vrnic) rmmod rdma_vrnic ;;
+	esac
+fi
 exit $rc
