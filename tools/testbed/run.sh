@@ -281,6 +281,10 @@ for h in $(seq 0 $((hosts - 1))); do
 	if [ -s "$d/kmemleak.txt" ]; then
 		log "host$h: kmemleak found leaks ($d/kmemleak.txt)"
 		status=1
+	elif [ "$kernel" = debug ] && ! [ -e "$d/kmemleak.txt" ]; then
+		# guest-init.sh writes it after both scans ran, empty if clean.
+		log "host$h: the debug kernel ran no kmemleak scan (console.log says why)"
+		status=1
 	fi
 done
 if [ "$status" -eq 0 ]; then

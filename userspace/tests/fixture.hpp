@@ -41,6 +41,15 @@ struct DeviceConfig {
 	std::string gid_type;	/* "RoCE v2", "IB/RoCE v1" */
 	bool has_ipv4 = false;	/* gid is IPv4-mapped (::ffff:a.b.c.d) */
 	in_addr ipv4{};
+	/*
+	 * --driver/--peer-driver: what the device is, as the caller knows
+	 * it ("" when not given).  A test may skip for a feature the device
+	 * lacks only when the device may lack it: on vrnic, whose features
+	 * the suite knows, such a skip is a failure (vrnic_must_have()).
+	 */
+	std::string driver;
+
+	bool is_vrnic() const { return driver == "vrnic"; }
 };
 
 /*
@@ -61,6 +70,21 @@ struct Config : DeviceConfig {
 
 /* The process-wide configuration, filled in by main() before the tests run. */
 Config &config();
+
+/*
+ * VRNIC_SKIP_OR_FAIL(dev, message...): the test cannot run because the
+ * device (a DeviceConfig) lacks something.  A skip, unless the device is
+ * vrnic, which has it: then a failure, with the same message.  Returns
+ * from the calling function, as GTEST_SKIP() does.
+ */
+#define VRNIC_SKIP_OR_FAIL(dev, ...)                                          \
+	do {                                                                  \
+		if ((dev).is_vrnic())                                         \
+			GTEST_FAIL() << (dev).device << " is vrnic, which "   \
+				     << "must not skip this: " << __VA_ARGS__; \
+		else                                                          \
+			GTEST_SKIP() << __VA_ARGS__;                          \
+	} while (0)
 
 struct GidChoice {
 	int index = -1;

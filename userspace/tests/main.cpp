@@ -5,6 +5,7 @@
  *
  *   vrnic-conformance --device rxe0 [--gid-index N] [--port N]
  *                     [--peer-device DEV [--peer-gid-index N]]
+ *                     [--driver NAME] [--peer-driver NAME]
  *                     [--timeout-ms MS] [--quiet-ms MS] [gtest flags]
  *   vrnic-conformance --list-devices
  *
@@ -51,6 +52,12 @@ void usage(FILE *out)
 		"  --peer-gid-index N\n"
 		"                    GID index on the peer (default: chosen as\n"
 		"                    for --device)\n"
+		"  --driver NAME, --peer-driver NAME\n"
+		"                    what --device (--peer-device) is: vrnic,\n"
+		"                    rxe, ...  On vrnic, a test that would skip\n"
+		"                    for a missing feature or prerequisite\n"
+		"                    (fault injection, atomics, rdma_cm binding\n"
+		"                    to it) fails instead\n"
 		"  --port N          port number, on both devices (default 1)\n"
 		"  --timeout-ms MS   deadline for each expected completion or\n"
 		"                    event (default 10000)\n"
@@ -67,6 +74,8 @@ struct Options {
 	std::optional<int> gid_index;
 	std::optional<std::string> peer_device;
 	std::optional<int> peer_gid_index;
+	std::string driver;
+	std::string peer_driver;
 	int port = 1;
 	long timeout_ms = 10000;
 	long quiet_ms = 500;
@@ -142,6 +151,11 @@ bool parse_args(int &argc, char **argv, Options &opt)
 			if (!take_value())
 				return false;
 			opt.peer_device = std::string(value);
+		} else if (name == "--driver" || name == "--peer-driver") {
+			if (!take_value())
+				return false;
+			(name == "--driver" ? opt.driver : opt.peer_driver) =
+				std::string(value);
 		} else if (name == "--port") {
 			if (!take_value())
 				return false;
@@ -349,6 +363,11 @@ bool setup_device(const Options &opt)
 				     "--peer-device\n");
 		return false;
 	}
+	if (!opt.peer_driver.empty() && !opt.peer_device) {
+		std::fprintf(stderr, "vrnic-conformance: --peer-driver needs "
+				     "--peer-device\n");
+		return false;
+	}
 	cfg.timeout = std::chrono::milliseconds(opt.timeout_ms);
 	cfg.quiet = std::chrono::milliseconds(opt.quiet_ms);
 
@@ -357,12 +376,14 @@ bool setup_device(const Options &opt)
 
 		if (!setup_one(*opt.device, opt.gid_index, port, "--device", cfg))
 			return false;
+		cfg.driver = opt.driver;
 		if (opt.peer_device) {
 			vrnic::test::DeviceConfig peer;
 
 			if (!setup_one(*opt.peer_device, opt.peer_gid_index, port,
 				       "--peer-device", peer))
 				return false;
+			peer.driver = opt.peer_driver;
 			cfg.peer = peer;
 		}
 		std::printf("vrnic-conformance: %s, timeout %ld ms\n",

@@ -156,9 +156,9 @@ TEST_F(CmTest, ConnectTransferDisconnect)
 		  0)
 		<< "rdma_bind_addr(" << ip << "): " << last_error();
 	if (listen_id->device_name() != config().device)
-		GTEST_SKIP() << ip << " binds to RDMA device '"
-			     << listen_id->device_name() << "', not "
-			     << config().device;
+		VRNIC_SKIP_OR_FAIL(config(), ip << " binds to RDMA device '"
+			<< listen_id->device_name() << "', not "
+			<< config().device);
 	ASSERT_EQ(rdma_listen(listen_id->get(), 4), 0)
 		<< "rdma_listen: " << last_error();
 	const uint16_t port_be = rdma_get_src_port(listen_id->get());
@@ -176,9 +176,9 @@ TEST_F(CmTest, ConnectTransferDisconnect)
 	ASSERT_TRUE(expect_event(*client_ch, RDMA_CM_EVENT_ADDR_RESOLVED,
 				 "client"));
 	if (client_id->device_name() != config().device)
-		GTEST_SKIP() << "client id resolved onto RDMA device '"
-			     << client_id->device_name() << "', not "
-			     << config().device;
+		VRNIC_SKIP_OR_FAIL(config(), "client id resolved onto RDMA "
+			"device '" << client_id->device_name() << "', not "
+			<< config().device);
 	ASSERT_EQ(rdma_resolve_route(client_id->get(), kResolveMs), 0)
 		<< "rdma_resolve_route: " << last_error();
 	ASSERT_TRUE(expect_event(*client_ch, RDMA_CM_EVENT_ROUTE_RESOLVED,

@@ -107,11 +107,13 @@ protected:
 		VerbsTest::SetUp();
 		if (IsSkipped())
 			return;
-		for (const auto *d : {&cfg().device, &cfg().remote().device})
-			if (::access(faults_path(*d).c_str(), W_OK) != 0)
-				GTEST_SKIP() << "no fault injection on " << *d
-					     << " (" << faults_path(*d)
-					     << ": vrnic's debugfs, as root)";
+		for (const DeviceConfig *d : {static_cast<const DeviceConfig *>(&cfg()),
+					      &cfg().remote()})
+			if (::access(faults_path(d->device).c_str(), W_OK) != 0)
+				VRNIC_SKIP_OR_FAIL(*d, "no fault injection on "
+					<< d->device << " (" << faults_path(d->device)
+					<< ": vrnic's debugfs, as root: is debugfs "
+					   "mounted on /sys/kernel/debug?)");
 		pair_ = make_pair();
 	}
 	void TearDown() override

@@ -162,10 +162,13 @@ protected:
 	void skip_unsupported(Op op)
 	{
 		if ((op == Op::cmp_swap || op == Op::fetch_add) &&
-		    (dev_attr_.atomic_cap == IBV_ATOMIC_NONE ||
-		     peer_dev_attr_.atomic_cap == IBV_ATOMIC_NONE))
-			GTEST_SKIP() << "a device reports atomic_cap "
-					"IBV_ATOMIC_NONE";
+		    dev_attr_.atomic_cap == IBV_ATOMIC_NONE)
+			VRNIC_SKIP_OR_FAIL(cfg(), cfg().device
+				<< " reports atomic_cap IBV_ATOMIC_NONE");
+		if ((op == Op::cmp_swap || op == Op::fetch_add) &&
+		    peer_dev_attr_.atomic_cap == IBV_ATOMIC_NONE)
+			VRNIC_SKIP_OR_FAIL(cfg().remote(), cfg().remote().device
+				<< " reports atomic_cap IBV_ATOMIC_NONE");
 		if (op == Op::atomic_write && has_peer()) {
 			for (const std::string &name :
 			     {cfg().device, cfg().peer->device})

@@ -162,12 +162,12 @@ protected:
 	{
 		VerbsTest::SetUp();
 		if (dev_attr_.atomic_cap == IBV_ATOMIC_NONE)
-			GTEST_SKIP() << cfg().device
-				     << " reports atomic_cap IBV_ATOMIC_NONE";
+			VRNIC_SKIP_OR_FAIL(cfg(), cfg().device
+				<< " reports atomic_cap IBV_ATOMIC_NONE");
 		if (peer_dev_attr_.atomic_cap == IBV_ATOMIC_NONE)
-			GTEST_SKIP() << cfg().remote().device
-				     << " (responder) reports atomic_cap "
-					"IBV_ATOMIC_NONE";
+			VRNIC_SKIP_OR_FAIL(cfg().remote(), cfg().remote().device
+				<< " (responder) reports atomic_cap "
+				   "IBV_ATOMIC_NONE");
 		pair_ = make_pair();
 		remote_ = make_remote_mr(kWords * 8,
 					 IBV_ACCESS_LOCAL_WRITE |

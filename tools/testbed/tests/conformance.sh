@@ -27,7 +27,7 @@ veth)
 			{ echo "$d has no IPv4 RoCE v2 GID"; rdma link show; exit 1; }
 	done
 	dev=vrnic0
-	peer_args=(--peer-device vrnic1)
+	peer_args=(--peer-device vrnic1 --peer-driver vrnic)
 	label=$VRNIC_KERNEL-veth
 	;;
 *) echo "CONFORMANCE_PATH=$path: use loopback or veth" >&2; exit 1 ;;
@@ -64,8 +64,11 @@ if [ "${VRNIC_TRACE_EVENTS:-0}" = 1 ] && [ "$drv" = vrnic ]; then
 	: >"$tr/trace"
 	echo 1 >"$tr/events/vrnic/enable"
 fi
+# The number of tests the filter selects: the report must hold as many.
+want=$("$bin" --gtest_list_tests --gtest_filter="$filter" | awk '/^  / { n++ } END { print n + 0 }')
 rc=0
-"$bin" --device "$dev" "${peer_args[@]}" --timeout-ms "$timeout_ms" \
+# --driver: on vrnic a skip for a missing feature or prerequisite fails.
+"$bin" --device "$dev" --driver "$drv" "${peer_args[@]}" --timeout-ms "$timeout_ms" \
 	--gtest_output="json:$VRNIC_OUT/conformance.json" \
 	--gtest_filter="$filter" || rc=$?
 if [ "${VRNIC_TRACE_EVENTS:-0}" = 1 ] && [ "$drv" = vrnic ]; then
@@ -78,7 +81,7 @@ if [ "${VRNIC_TRACE_EVENTS:-0}" = 1 ] && [ "$drv" = vrnic ]; then
 fi
 if [ -f "$VRNIC_OUT/conformance.json" ]; then
 	python3 tools/testbed/gtest-results.py "$VRNIC_OUT/conformance.json" \
-		"conformance/$drv/$label" >>"$VRNIC_OUT/results.txt"
+		"conformance/$drv/$label" "$want" >>"$VRNIC_OUT/results.txt"
 else
 	tb_result "conformance/$drv/$label" FAIL "no report (exit $rc)"
 fi
