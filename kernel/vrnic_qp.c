@@ -610,8 +610,13 @@ int vrnic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->rcq = init->recv_cq ? to_vcq(init->recv_cq) : NULL;
 	qp->srq = init->srq ? to_vsrq(init->srq) : NULL;
 	INIT_WORK(&qp->work, vrnic_qp_work);
-	/* The creator's CPU sends the QP's packets (vrnic_qp_on_cpu()). */
-	qp->cpu = raw_smp_processor_id();
+	/*
+	 * The QP's CPU sends its packets (vrnic_qp_on_cpu()): the device's
+	 * QPs in turn over the online CPUs.  The creator's CPU put every QP of
+	 * a process on one CPU, its work behind the process's own polling.
+	 */
+	qp->cpu = cpumask_local_spread(atomic_inc_return(&vdev->qp_cpu_next),
+				       NUMA_NO_NODE);
 	skb_queue_head_init(&qp->rx);
 	timer_setup(&qp->timer, vrnic_qp_timer, 0);
 	vrnic_doorbell_init(&qp->db, &vdev->model, vrnic_qp_db_producer,
