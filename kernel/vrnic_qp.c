@@ -106,53 +106,89 @@ enum ib_wc_opcode vrnic_wr_wc_opcode(u32 wr_opcode)
 	}
 }
 
+/* WQEs a flush takes off its queue per hold of the queue's lock. */
+#define VRNIC_FLUSH_BATCH	16
+
 /*
- * Complete every WQE left on the QP's queues with IB_WC_WR_FLUSH_ERR, in
- * order (IBA 10.3.1, "Error": outstanding and new WRs are flushed).
- * Error completions are generated whatever the WR's signaling.
- * Context: any; takes the queues' and CQs' locks.
+ * Flush one work queue: at most the WQEs it held when the flush began,
+ * VRNIC_FLUSH_BATCH at a time under the queue's lock, their completions
+ * posted after it is dropped.
+ *
+ * Bounded because a user queue's producer index is the user's to move: a
+ * flush that ran until the queue was empty (or the CQ full, whose consumer
+ * is the user's too) followed a process that kept both moving, with IRQs
+ * off, for as long as it liked.  Posted outside the lock because posting
+ * may call the CQ's completion handler, and a kernel consumer may post
+ * its next WR from there, which takes the queue's lock.
+ */
+static void vrnic_qp_flush_queue(struct vrnic_qp *qp, struct vrnic_wq *wq,
+				 struct vrnic_cq *cq, bool send)
+{
+	struct {
+		u64		wr_id;
+		enum ib_wc_opcode opcode;
+	} batch[VRNIC_FLUSH_BATCH];
+	unsigned long flags;
+	u32 left, n, i;
+	struct ib_wc wc;
+
+	spin_lock_irqsave(&wq->lock, flags);
+	left = vrnic_queue_count(&wq->queue);
+	spin_unlock_irqrestore(&wq->lock, flags);
+
+	while (left) {
+		spin_lock_irqsave(&wq->lock, flags);
+		for (n = 0; n < min_t(u32, left, VRNIC_FLUSH_BATCH); n++) {
+			const void *head = vrnic_queue_head(&wq->queue);
+
+			if (!head)
+				break;
+			/* User memory: read each field once, trust none. */
+			if (send) {
+				const struct rxe_send_wqe *wqe = head;
+
+				batch[n].wr_id = READ_ONCE(wqe->wr.wr_id);
+				batch[n].opcode =
+					vrnic_wr_wc_opcode(READ_ONCE(wqe->wr.opcode));
+			} else {
+				const struct rxe_recv_wqe *wqe = head;
+
+				batch[n].wr_id = READ_ONCE(wqe->wr_id);
+				batch[n].opcode = IB_WC_RECV;
+			}
+			vrnic_queue_advance_consumer(&wq->queue);
+		}
+		spin_unlock_irqrestore(&wq->lock, flags);
+		if (!n)
+			break;
+		left -= n;
+		for (i = 0; i < n; i++) {
+			memset(&wc, 0, sizeof(wc));
+			wc.wr_id = batch[i].wr_id;
+			wc.opcode = batch[i].opcode;
+			wc.status = IB_WC_WR_FLUSH_ERR;
+			wc.qp = &qp->ibqp;
+			/* A full CQ has raised IB_EVENT_CQ_ERR. */
+			if (vrnic_cq_post(cq, &wc, false))
+				return;
+		}
+	}
+}
+
+/*
+ * Complete the WQEs left on the QP's queues with IB_WC_WR_FLUSH_ERR, in
+ * order (IBA 10.3.1, "Error": outstanding and new WRs are flushed): those
+ * there when the flush began; WRs posted later go in the next one (a
+ * doorbell, or a kernel consumer's post, runs the engines, which flush in
+ * ERR).  Error completions are generated whatever the WR's signaling.
+ * Context: the QP's engines; takes the queues' and CQs' locks, one at a
+ * time.
  */
 static void vrnic_qp_flush(struct vrnic_qp *qp)
 {
-	unsigned long flags;
-	struct ib_wc wc;
-
-	spin_lock_irqsave(&qp->sq.lock, flags);
-	for (;;) {
-		const struct rxe_send_wqe *wqe = vrnic_queue_head(&qp->sq.queue);
-
-		if (!wqe)
-			break;
-		memset(&wc, 0, sizeof(wc));
-		/* User memory: read each field once, trust none. */
-		wc.wr_id = READ_ONCE(wqe->wr.wr_id);
-		wc.opcode = vrnic_wr_wc_opcode(READ_ONCE(wqe->wr.opcode));
-		wc.status = IB_WC_WR_FLUSH_ERR;
-		wc.qp = &qp->ibqp;
-		vrnic_queue_advance_consumer(&qp->sq.queue);
-		if (vrnic_cq_post(qp->scq, &wc, false))
-			break;
-	}
-	spin_unlock_irqrestore(&qp->sq.lock, flags);
-
-	if (qp->srq)
-		return;
-	spin_lock_irqsave(&qp->rq.lock, flags);
-	for (;;) {
-		const struct rxe_recv_wqe *wqe = vrnic_queue_head(&qp->rq.queue);
-
-		if (!wqe)
-			break;
-		memset(&wc, 0, sizeof(wc));
-		wc.wr_id = READ_ONCE(wqe->wr_id);
-		wc.opcode = IB_WC_RECV;
-		wc.status = IB_WC_WR_FLUSH_ERR;
-		wc.qp = &qp->ibqp;
-		vrnic_queue_advance_consumer(&qp->rq.queue);
-		if (vrnic_cq_post(qp->rcq, &wc, false))
-			break;
-	}
-	spin_unlock_irqrestore(&qp->rq.lock, flags);
+	vrnic_qp_flush_queue(qp, &qp->sq, qp->scq, true);
+	if (!qp->srq)
+		vrnic_qp_flush_queue(qp, &qp->rq, qp->rcq, false);
 }
 
 /* Caller holds qp->state_lock. */

@@ -903,6 +903,48 @@ INSTANTIATE_TEST_SUITE_P(
 		return std::string(info.param.name);
 	});
 
+/*
+ * A flush completes what the SQ held when it began, no more.  The producer
+ * index is the user's to move: a flush that ran until the ring was empty
+ * followed a process that kept it full behind the flush and drained the
+ * CQ, in the kernel with IRQs off, for as long as the process liked.  The
+ * ring is filled without a doorbell and the QP moved to ERR, which runs
+ * one flush; for 2 s the test keeps the ring full and polls: with no
+ * doorbell rung, that one flush (slots - 1 WQEs) is all that may complete.
+ */
+TEST_F(HostileTest, FlushTakesWhatWasQueued)
+{
+	auto raw = make_raw_qp();
+	Endpoint b = make_remote_endpoint(IBV_QPT_RC);
+
+	connect_raw(*raw, b);
+	MappedQueue &sq = raw->sq();
+	const uint32_t slots = sq.slots();
+	sq.set_producer(sq.consumer() + slots - 1);
+
+	ibv_qp_attr a{};
+	a.qp_state = IBV_QPS_ERR;
+	raw->modify(a, IBV_QP_STATE);
+
+	size_t flushed = 0;
+	ibv_wc wc[32];
+	const auto end = std::chrono::steady_clock::now() + 2s;
+	while (std::chrono::steady_clock::now() < end) {
+		sq.set_producer(sq.consumer() + slots - 1);
+		int n = ibv_poll_cq(raw->send_cq()->get(), 32, wc);
+
+		ASSERT_GE(n, 0) << "ibv_poll_cq";
+		for (int i = 0; i < n; i++)
+			EXPECT_EQ(wc[i].status, IBV_WC_WR_FLUSH_ERR) << describe(wc[i]);
+		flushed += static_cast<size_t>(n);
+	}
+	flushed += drain(*raw->send_cq(), raw->num(), "raw QP send CQ").size();
+	EXPECT_EQ(flushed, size_t{slots - 1})
+		<< "one flush of a ring of " << slots << " slots, kept full by the "
+		   "process for 2 s without a doorbell";
+	expect_device_works();
+}
+
 /* ---- receive queues ---- */
 
 /* A corrupted producer or a garbage WQE in an RQ or SRQ. */
