@@ -82,12 +82,19 @@ pair netns/rping "rping -s -a 10.97.0.1 -v -C 10" "rping -c -a 10.97.0.1 -v -C 1
 # retransmission (retransmits, duplicate_request) in all of the above.
 # Engines that sent from whichever CPU ran them had veth reorder them
 # (Documentation/vrnic.rst, "Execution contexts").
+# The debug kernel is slow enough for a QP's ACK timeout to expire now and
+# then (check-full: 5 retransmits, no PSN gap): there only the gaps count,
+# and the retransmissions are shown.
 in_order() {
 	local d c v bad=0
 	echo "CPUs: $(nproc)"
 	for d in vrnic0 vrnic1; do
 		while read -r c v; do
 			echo "$d $c $v"
+			case "$c" in
+			retransmits | duplicate_request)
+				[ "$VRNIC_KERNEL" = debug ] && continue ;;
+			esac
 			[ "$v" -eq 0 ] || bad=1
 		done <<<"$(tb_hw_counters "$d" out_of_seq_request rcvd_seq_err retransmits duplicate_request)"
 	done
