@@ -111,7 +111,6 @@ struct vrnic_dev {
 	u32			next_mr;
 
 	atomic_t		num_qp;
-	atomic_t		qp_cpu_next;	/* spreads QPs over the CPUs */
 	atomic_t		num_cq;
 	atomic_t		num_mr;
 	atomic_t		num_pd;

@@ -238,13 +238,7 @@ static int __init vrnic_init(void)
 {
 	int err;
 
-	/*
-	 * Per CPU: a QP's work runs on the QP's CPU (vrnic_qp_schedule()).
-	 * Not WQ_HIGHPRI: bound to one CPU, a nice -20 worker starved that
-	 * CPU's ksoftirqd, which carries its packets (Documentation/vrnic.rst,
-	 * "Execution contexts").
-	 */
-	vrnic_wq = alloc_workqueue("vrnic", WQ_MEM_RECLAIM, 0);
+	vrnic_wq = alloc_workqueue("vrnic", WQ_UNBOUND | WQ_HIGHPRI | WQ_MEM_RECLAIM, 0);
 	if (!vrnic_wq)
 		return -ENOMEM;
 	vrnic_icrc_init();

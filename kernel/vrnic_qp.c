@@ -248,19 +248,8 @@ void vrnic_qp_error(struct vrnic_qp *qp, enum vrnic_qp_cause cause)
 void vrnic_qp_schedule(struct vrnic_qp *qp)
 {
 	refcount_inc(&qp->users);
-	if (!queue_work_on(qp->cpu, vrnic_wq, &qp->work))
+	if (!queue_work(vrnic_wq, &qp->work))
 		vrnic_qp_put(qp);
-}
-
-/*
- * May the caller run the QP's engines itself?  Only on the QP's CPU: a
- * QP's packets leave from that CPU alone, so a veth or loopback peer,
- * which takes each packet on the backlog of the CPU that sent it, drains
- * them in the order they were sent.  Context: migration disabled.
- */
-static bool vrnic_qp_on_cpu(const struct vrnic_qp *qp)
-{
-	return smp_processor_id() == qp->cpu;
 }
 
 static bool vrnic_qp_run(struct vrnic_qp *qp, unsigned int rounds,
@@ -278,7 +267,7 @@ static bool vrnic_qp_run(struct vrnic_qp *qp, unsigned int rounds,
  */
 void vrnic_qp_rx(struct vrnic_qp *qp, struct sk_buff *skb)
 {
-	bool inline_ok = in_serving_softirq() && vrnic_qp_on_cpu(qp) &&
+	bool inline_ok = in_serving_softirq() &&
 			 !(vrnic_pkt(skb)->flags & VRNIC_OPF_READ);
 
 	skb_queue_tail(&qp->rx, skb);
@@ -646,13 +635,6 @@ int vrnic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->rcq = init->recv_cq ? to_vcq(init->recv_cq) : NULL;
 	qp->srq = init->srq ? to_vsrq(init->srq) : NULL;
 	INIT_WORK(&qp->work, vrnic_qp_work);
-	/*
-	 * The QP's CPU sends its packets (vrnic_qp_on_cpu()): the device's
-	 * QPs in turn over the online CPUs.  The creator's CPU put every QP of
-	 * a process on one CPU, its work behind the process's own polling.
-	 */
-	qp->cpu = cpumask_local_spread(atomic_inc_return(&vdev->qp_cpu_next),
-				       NUMA_NO_NODE);
 	skb_queue_head_init(&qp->rx);
 	timer_setup(&qp->timer, vrnic_qp_timer, 0);
 	vrnic_doorbell_init(&qp->db, &vdev->model, vrnic_qp_db_producer,
@@ -1055,13 +1037,7 @@ static void vrnic_qp_doorbell(struct vrnic_qp *qp)
 	 * Kernel consumers may post from any context; they get the work.
 	 */
 	if (qp->is_user) {
-		bool more = true;
-
-		migrate_disable();
-		if (vrnic_qp_on_cpu(qp))
-			more = vrnic_qp_run(qp, VRNIC_DOORBELL_ROUNDS, false);
-		migrate_enable();
-		if (more)
+		if (vrnic_qp_run(qp, VRNIC_DOORBELL_ROUNDS, false))
 			vrnic_qp_schedule(qp);
 		return;
 	}

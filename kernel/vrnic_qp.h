@@ -147,13 +147,10 @@ struct vrnic_qp {
 
 	/*
 	 * The engines run in @work, or in a user doorbell's system call, one
-	 * at a time per QP (@engine: VRNIC_QP_RUNNING, VRNIC_QP_AGAIN), and
-	 * only on @cpu: @work is queued there, and the other contexts run
-	 * them only when they are on it.
+	 * at a time per QP (@engine: VRNIC_QP_RUNNING, VRNIC_QP_AGAIN).
 	 */
 	struct work_struct	work;
 	unsigned long		engine;
-	int			cpu;
 	struct sk_buff_head	rx;
 	struct timer_list	timer;
 	bool			timed_out;
