@@ -45,7 +45,7 @@ struct DeviceConfig {
 	 * --driver/--peer-driver: what the device is, as the caller knows
 	 * it ("" when not given).  A test may skip for a feature the device
 	 * lacks only when the device may lack it: on vrnic, whose features
-	 * the suite knows, such a skip is a failure (vrnic_must_have()).
+	 * the suite knows, such a skip is a failure (VRNIC_SKIP_OR_FAIL below).
 	 */
 	std::string driver;
 
