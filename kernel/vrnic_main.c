@@ -14,6 +14,7 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_netlink.h>
 
@@ -80,7 +81,33 @@ void vrnic_dev_release_net(struct vrnic_dev *vdev)
 	vdev->net_ok = false;
 	mutex_unlock(&vrnic_devs_lock);
 	if (put)
-		vrnic_net_put(vdev);
+		vrnic_net_put(vdev->net);
+}
+
+/*
+ * @ndev leaves its namespace (it unregisters, or moves): the device on it
+ * lets go of that namespace's sockets now, registered yet or not.  Found
+ * by netdev rather than through a device reference, which a device still
+ * registering does not give: had its netdev's namespace gone meanwhile,
+ * the device would later have put a namespace freed already.  The
+ * namespace is alive while its netdev unregisters.  Context: RTNL held.
+ */
+static void vrnic_netdev_release_net(struct net_device *ndev)
+{
+	struct net *net = NULL;
+	struct vrnic_dev *vdev;
+
+	mutex_lock(&vrnic_devs_lock);
+	list_for_each_entry(vdev, &vrnic_devs, list) {
+		if (vdev->ndev == ndev && vdev->net_ok) {
+			vdev->net_ok = false;
+			net = vdev->net;
+			break;
+		}
+	}
+	mutex_unlock(&vrnic_devs_lock);
+	if (net)
+		vrnic_net_put(net);
 }
 
 /*
@@ -136,7 +163,6 @@ static int vrnic_newlink(const char *name, struct net_device *ndev)
 	if (!vdev)
 		return -ENOMEM;
 	vdev->ndev = ndev;
-	vdev->net = dev_net(ndev);
 	INIT_LIST_HEAD(&vdev->list);
 	spin_lock_init(&vdev->atomic_lock);
 	spin_lock_init(&vdev->faults.lock);
@@ -144,14 +170,28 @@ static int vrnic_newlink(const char *name, struct net_device *ndev)
 	err = vrnic_model_init(&vdev->model);
 	if (err)
 		goto err_model;
-	err = vrnic_net_get(vdev);
-	if (err)
+	/*
+	 * Under RTNL, which the netdev notifier runs under: the netdev is
+	 * still in the namespace whose sockets the device takes, and once
+	 * listed, its leaving finds the device (vrnic_netdev_release_net()).
+	 */
+	rtnl_lock();
+	if (ndev->reg_state != NETREG_REGISTERED) {
+		rtnl_unlock();
+		err = -ENODEV;
 		goto err_model;
+	}
+	vdev->net = dev_net(ndev);
+	err = vrnic_net_get(vdev);
+	if (err) {
+		rtnl_unlock();
+		goto err_model;
+	}
 	vdev->net_ok = true;
-
 	mutex_lock(&vrnic_devs_lock);
 	list_add_tail(&vdev->list, &vrnic_devs);
 	mutex_unlock(&vrnic_devs_lock);
+	rtnl_unlock();
 
 	err = vrnic_register(vdev, name);
 	if (err) {
@@ -190,8 +230,11 @@ static int vrnic_netdev_event(struct notifier_block *nb, unsigned long event,
 			      void *ptr)
 {
 	struct net_device *ndev = netdev_notifier_info_to_dev(ptr);
-	struct vrnic_dev *vdev = vrnic_dev_by_netdev(ndev);
+	struct vrnic_dev *vdev;
 
+	if (event == NETDEV_UNREGISTER)
+		vrnic_netdev_release_net(ndev);
+	vdev = vrnic_dev_by_netdev(ndev);
 	if (!vdev)
 		return NOTIFY_DONE;
 
@@ -201,9 +244,9 @@ static int vrnic_netdev_event(struct notifier_block *nb, unsigned long event,
 		 * A netdev moving to another namespace unregisters from the
 		 * old one still NETREG_REGISTERED, then registers in the new
 		 * one: the device follows it.  Otherwise the netdev is going
-		 * away, and the device cannot outlive it.
+		 * away, and the device cannot outlive it.  Either way it let
+		 * go of the old namespace above.
 		 */
-		vrnic_dev_release_net(vdev);
 		if (ndev->reg_state != NETREG_REGISTERED)
 			ib_unregister_device_queued(&vdev->ibdev);
 		break;

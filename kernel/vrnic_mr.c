@@ -222,7 +222,11 @@ int vrnic_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 		kvfree(mr->mtt);
 	else
 		kfree(mr->mtt);
-	kfree(mr);
+	/*
+	 * A lookup that found the MR before it left the table may not have
+	 * tried its reference yet: free after every such reader is done.
+	 */
+	kfree_rcu(mr, rcu);
 	return 0;
 }
 

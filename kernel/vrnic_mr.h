@@ -43,6 +43,8 @@ enum vrnic_mr_state {
  * @npages:	entries in use in @mtt
  * @max_pages:	entries allocated in @mtt
  * @umem:	the pinned user memory of a user MR
+ * @rcu:	frees the MR a grace period after it left the key table, as
+ *		vrnic_mr_get() may still be incrementing @users
  */
 struct vrnic_mr {
 	struct ib_mr		ibmr;
@@ -56,6 +58,7 @@ struct vrnic_mr {
 	u32			npages;
 	u32			max_pages;
 	struct ib_umem		*umem;
+	struct rcu_head		rcu;
 };
 
 static inline struct vrnic_mr *to_vmr(struct ib_mr *mr)

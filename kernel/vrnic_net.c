@@ -9,9 +9,11 @@
  */
 
 #include <linux/if_vlan.h>
+#include <linux/inetdevice.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/udp.h>
+#include <net/addrconf.h>
 #include <net/ip.h>
 #include <net/ip6_route.h>
 #include <net/ipv6.h>
@@ -50,30 +52,71 @@ static struct vrnic_net *vrnic_pernet(struct net *net)
 	return net_generic(net, vrnic_net_id);
 }
 
-/* Packets for us arrive here, in softirq, with skb->data at the UDP header. */
-static int vrnic_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
+/*
+ * The vrnic device on @ndev (or on the netdev under a VLAN), referenced:
+ * drop it with ib_device_put().  NULL for none, or for an rxe device,
+ * which shares our driver id.
+ */
+static struct ib_device *vrnic_ibdev_get(struct net_device *ndev)
 {
-	struct net_device *ndev = skb->dev;
 	struct ib_device *ibdev;
 
 	ibdev = ib_device_get_by_netdev(ndev, RDMA_DRIVER_RXE);
 	if (!ibdev && is_vlan_dev(ndev))
 		ibdev = ib_device_get_by_netdev(vlan_dev_real_dev(ndev),
 						RDMA_DRIVER_RXE);
-	if (!ibdev)
-		goto drop;
-	__skb_pull(skb, sizeof(struct udphdr));
-	/* rxe shares our driver id; only our own devices are ours. */
-	if (ibdev->ops.owner != THIS_MODULE) {
+	if (ibdev && ibdev->ops.owner != THIS_MODULE) {
 		ib_device_put(ibdev);
-		goto drop;
+		ibdev = NULL;
 	}
+	return ibdev;
+}
+
+/* Packets for us arrive here, in softirq, with skb->data at the UDP header. */
+static int vrnic_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
+{
+	struct ib_device *ibdev = vrnic_ibdev_get(skb->dev);
+
+	if (!ibdev) {
+		kfree_skb(skb);
+		return 0;
+	}
+	__skb_pull(skb, sizeof(struct udphdr));
 	vrnic_recv(to_vdev(ibdev), skb);
 	ib_device_put(ibdev);
 	return 0;
-drop:
-	kfree_skb(skb);
-	return 0;
+}
+
+/*
+ * A packet to an address of our own namespace skips the wire: hand it, as
+ * the wire would, to the vrnic device of the netdev that holds the
+ * address (@ndev; NULL when it is gone), which need not be the sender's.
+ * A netdev without one drops it, as its UDP port would.
+ *
+ * Context: task or softirq, under rcu_read_lock() (keeps @ndev).
+ */
+static void vrnic_deliver_local(struct vrnic_dev *vdev, struct sk_buff *skb,
+				struct net_device *ndev, unsigned int nhlen)
+{
+	struct ib_device *ibdev = NULL;
+	struct vrnic_dev *to = vdev;
+
+	if (ndev != vdev->ndev) {
+		ibdev = ndev ? vrnic_ibdev_get(ndev) : NULL;
+		if (!ibdev) {
+			vrnic_count(vdev, VRNIC_CNT_TX_ERR);
+			kfree_skb(skb);
+			return;
+		}
+		to = to_vdev(ibdev);
+	}
+	skb_pull(skb, nhlen + sizeof(struct udphdr));
+	skb->dev = ndev;
+	local_bh_disable();
+	vrnic_recv(to, skb);
+	local_bh_enable();
+	if (ibdev)
+		ib_device_put(ibdev);
 }
 
 static struct socket *vrnic_sock_create(struct net *net, bool ipv6)
@@ -149,9 +192,9 @@ out:
  * transmit still uses them (a QP's work may be sending while the netdev
  * leaves the namespace, or while the module goes).  Context: process.
  */
-void vrnic_net_put(struct vrnic_dev *vdev)
+void vrnic_net_put(struct net *net)
 {
-	struct vrnic_net *vn = vrnic_pernet(vdev->net);
+	struct vrnic_net *vn = vrnic_pernet(net);
 	struct socket *s4, *s6;
 
 	mutex_lock(&vn->lock);
@@ -262,12 +305,10 @@ static int vrnic_xmit4(struct vrnic_dev *vdev, struct sk_buff *skb,
 	if (unlikely(corrupt))
 		vrnic_corrupt(skb);
 	if (rt->rt_type == RTN_LOCAL) {
-		/* To our own address: hand it over as the wire would. */
-		skb_pull(skb, sizeof(*iph) + sizeof(struct udphdr));
-		skb->dev = vdev->ndev;
-		local_bh_disable();
-		vrnic_recv(vdev, skb);
-		local_bh_enable();
+		rcu_read_lock();
+		vrnic_deliver_local(vdev, skb, __ip_dev_find(net, daddr, false),
+				    sizeof(*iph));
+		rcu_read_unlock();
 		return 0;
 	}
 	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
@@ -327,11 +368,11 @@ static int vrnic_xmit6(struct vrnic_dev *vdev, struct sk_buff *skb,
 	local = ipv6_addr_equal(&fl.saddr, &fl.daddr) ||
 		(dst->dev->flags & IFF_LOOPBACK);
 	if (local) {
-		skb_pull(skb, sizeof(*ip6h) + sizeof(struct udphdr));
-		skb->dev = vdev->ndev;
-		local_bh_disable();
-		vrnic_recv(vdev, skb);
-		local_bh_enable();
+		rcu_read_lock();
+		vrnic_deliver_local(vdev, skb,
+				    ipv6_dev_find(net, &fl.daddr, NULL),
+				    sizeof(*ip6h));
+		rcu_read_unlock();
 		return 0;
 	}
 	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
@@ -417,8 +458,23 @@ static __net_init int vrnic_net_ns_init(struct net *net)
 	return 0;
 }
 
+/*
+ * Every device let go of the namespace before this runs: its netdevs left
+ * it (the device exits of the namespace run before the subsystems'), and
+ * each device drops its hold when its netdev does.  Sockets still open
+ * here would be a device's hold outliving its namespace.
+ */
+static __net_exit void vrnic_net_ns_exit(struct net *net)
+{
+	struct vrnic_net *vn = vrnic_pernet(net);
+
+	WARN_ON(vn->users || rcu_access_pointer(vn->sk4) ||
+		rcu_access_pointer(vn->sk6));
+}
+
 static struct pernet_operations vrnic_net_ops = {
 	.init = vrnic_net_ns_init,
+	.exit = vrnic_net_ns_exit,
 	.id = &vrnic_net_id,
 	.size = sizeof(struct vrnic_net),
 };

@@ -20,7 +20,7 @@ int vrnic_net_xmit(struct vrnic_dev *vdev, struct sk_buff *skb,
 		   const struct rdma_ah_attr *av, u32 src_qpn, u32 dst_qpn);
 
 int vrnic_net_get(struct vrnic_dev *vdev);
-void vrnic_net_put(struct vrnic_dev *vdev);
+void vrnic_net_put(struct net *net);
 int vrnic_net_init(void);
 void vrnic_net_exit(void);
 

@@ -10,7 +10,9 @@
 #include <rdma/ib_mad.h>
 #include <rdma/uverbs_ioctl.h>
 
+#include <linux/ip.h>
 #include <linux/sched/clock.h>
+#include <net/ipv6.h>
 
 #include "vrnic.h"
 #include "vrnic_net.h"
@@ -27,6 +29,8 @@
  */
 #define VRNIC_WORK_ROUNDS	64
 #define VRNIC_WORK_PKTS		32
+/* Received packets a QP holds for its engines; more are dropped. */
+#define VRNIC_RX_QUEUE_MAX	4096
 #define VRNIC_DOORBELL_ROUNDS	2	/* in the poster's system call */
 #define VRNIC_ACK_MODERATION_NS	(100 * NSEC_PER_USEC)
 
@@ -62,20 +66,59 @@ const char *vrnic_qp_state_name(enum ib_qp_state state)
  */
 struct vrnic_qp *vrnic_qp_get(struct vrnic_dev *vdev, u32 qpn)
 {
-	struct vrnic_qp *qp;
+	struct vrnic_qp_ref *ref;
+	struct vrnic_qp *qp = NULL;
 
 	rcu_read_lock();
-	qp = xa_load(&vdev->qps, qpn);
-	if (qp && !refcount_inc_not_zero(&qp->users))
-		qp = NULL;
+	ref = xa_load(&vdev->qps, qpn);
+	if (ref && refcount_inc_not_zero(&ref->users))
+		qp = ref->qp;
 	rcu_read_unlock();
 	return qp;
 }
 
+/**
+ * vrnic_qp_addr_ok - does an RC or UC packet come from the QP's peer?
+ * @qp:		the QP the packet's BTH names
+ * @skb:	the packet, its network header at the IP header
+ *
+ * A connected QP takes packets only from the address its address vector
+ * names, sent to the address it sends from (as rxe's check_addr()).
+ * Without this, anyone who can reach UDP port 4791 and guess a QPN (they
+ * are handed out in order) could complete a UC receive with a forged
+ * SEND, move an RC QP to the error state with a bad request at the PSN
+ * it expects, or have a READ replayed at its real peer.  Datagram QPs
+ * take packets from anyone: their Q_Key is the check.
+ *
+ * Context: any; lockless (@qp->addr_seq).
+ */
+bool vrnic_qp_addr_ok(struct vrnic_qp *qp, const struct sk_buff *skb)
+{
+	struct in6_addr src, dst;
+	unsigned int seq;
+	bool ok;
+
+	if (qp->ibqp.qp_type != IB_QPT_RC && qp->ibqp.qp_type != IB_QPT_UC)
+		return true;
+	if (ip_hdr(skb)->version == 4) {
+		ipv6_addr_set_v4mapped(ip_hdr(skb)->saddr, &src);
+		ipv6_addr_set_v4mapped(ip_hdr(skb)->daddr, &dst);
+	} else {
+		src = ipv6_hdr(skb)->saddr;
+		dst = ipv6_hdr(skb)->daddr;
+	}
+	do {
+		seq = read_seqcount_begin(&qp->addr_seq);
+		ok = ipv6_addr_equal(&src, &qp->peer_addr) &&
+		     ipv6_addr_equal(&dst, &qp->local_addr);
+	} while (read_seqcount_retry(&qp->addr_seq, seq));
+	return ok;
+}
+
 void vrnic_qp_put(struct vrnic_qp *qp)
 {
-	if (refcount_dec_and_test(&qp->users))
-		complete(&qp->done);
+	if (refcount_dec_and_test(&qp->ref->users))
+		complete(&qp->ref->done);
 }
 
 /* The completion opcode of a send work request (IB_WR_* to IB_WC_*). */
@@ -187,6 +230,22 @@ static void vrnic_qp_flush_queue(struct vrnic_qp *qp, struct vrnic_wq *wq,
 static void vrnic_qp_flush(struct vrnic_qp *qp)
 {
 	vrnic_qp_flush_queue(qp, &qp->sq, qp->scq, true);
+	/*
+	 * The receive WQE a multi-packet SEND had taken off its queue (or
+	 * the SRQ) is the oldest outstanding receive: it is flushed first,
+	 * not lost with the responder's state at RESET.
+	 */
+	if (qp->resp.has_wqe && qp->rcq) {
+		struct ib_wc wc = {
+			.wr_id	= qp->resp.wr_id,
+			.opcode	= IB_WC_RECV,
+			.status	= IB_WC_WR_FLUSH_ERR,
+			.qp	= &qp->ibqp,
+		};
+
+		qp->resp.has_wqe = false;
+		vrnic_cq_post(qp->rcq, &wc, false);
+	}
 	if (!qp->srq)
 		vrnic_qp_flush_queue(qp, &qp->rq, qp->rcq, false);
 }
@@ -247,13 +306,20 @@ void vrnic_qp_error(struct vrnic_qp *qp, enum vrnic_qp_cause cause)
  */
 void vrnic_qp_schedule(struct vrnic_qp *qp)
 {
-	refcount_inc(&qp->users);
+	refcount_inc(&qp->ref->users);
 	if (!queue_work(vrnic_wq, &qp->work))
 		vrnic_qp_put(qp);
 }
 
 static bool vrnic_qp_run(struct vrnic_qp *qp, unsigned int rounds,
 			 bool defer_ack);
+
+/*
+ * Whether this CPU's receive softirq is inside an inline run of some QP's
+ * engines.  Softirq context is not preempted or migrated, so a plain
+ * per-CPU count is enough.
+ */
+static DEFINE_PER_CPU(unsigned int, vrnic_rx_inline);
 
 /*
  * Queue a validated packet for the QP's engines.  Context: softirq (the
@@ -270,9 +336,34 @@ void vrnic_qp_rx(struct vrnic_qp *qp, struct sk_buff *skb)
 	bool inline_ok = in_serving_softirq() &&
 			 !(vrnic_pkt(skb)->flags & VRNIC_OPF_READ);
 
+	/*
+	 * Bounded, as a NIC's receive buffer is: the engines may be busy for
+	 * a while (a long READ answered a budget at a time), and a peer that
+	 * keeps sending meanwhile must not grow our memory without end.  A
+	 * packet dropped here is lost as on the wire; RC resends it.
+	 */
+	if (unlikely(skb_queue_len(&qp->rx) >= VRNIC_RX_QUEUE_MAX)) {
+		vrnic_count(to_vdev(qp->ibqp.device), VRNIC_CNT_RX_DROP_BUSY);
+		kfree_skb(skb);
+		vrnic_qp_schedule(qp);
+		return;
+	}
 	skb_queue_tail(&qp->rx, skb);
-	if (inline_ok && skb_queue_len(&qp->rx) == 1) {
-		if (vrnic_qp_run(qp, 1, true))
+	/*
+	 * One level only.  An inline run can send to our own address, and
+	 * that delivery comes back here in the same softirq: running the
+	 * next QP inline too would nest once per distinct QP along a chain
+	 * (UD QPs each holding a WQE for the next, say) until the stack
+	 * overflows.  A nested packet waits for its QP's work instead.
+	 */
+	if (inline_ok && skb_queue_len(&qp->rx) == 1 &&
+	    !__this_cpu_read(vrnic_rx_inline)) {
+		bool busy;
+
+		__this_cpu_inc(vrnic_rx_inline);
+		busy = vrnic_qp_run(qp, 1, true);
+		__this_cpu_dec(vrnic_rx_inline);
+		if (busy)
 			vrnic_qp_schedule(qp);
 		return;
 	}
@@ -305,8 +396,9 @@ static bool vrnic_qp_resp_paced(struct vrnic_qp *qp)
 		return false;
 	spin_lock_irqsave(&qp->rx.lock, flags);
 	skb = skb_peek(&qp->rx);
-	hold = skb && (vrnic_pkt(skb)->flags &
-		       (VRNIC_OPF_READ | VRNIC_OPF_ATOMIC));
+	hold = qp->resp.rd.active ||
+	       (skb && (vrnic_pkt(skb)->flags &
+			(VRNIC_OPF_READ | VRNIC_OPF_ATOMIC)));
 	spin_unlock_irqrestore(&qp->rx.lock, flags);
 	if (hold)
 		vrnic_qp_pace(qp, wait);
@@ -347,6 +439,18 @@ static bool vrnic_qp_engines(struct vrnic_qp *qp, unsigned int rounds,
 				vrnic_qp_flush(qp);
 			break;
 		}
+		/*
+		 * A READ being answered goes first, a budget of responses
+		 * per round; until its last response is out, the packets
+		 * behind it wait (a QP's requests execute in order).
+		 */
+		if (qp->resp.rd.active) {
+			if (vrnic_qp_resp_paced(qp))
+				goto requester;
+			busy = true;
+			if (vrnic_resp_read_pending(qp))
+				goto requester;
+		}
 		for (n = 0; n < VRNIC_WORK_PKTS; n++) {
 			if (vrnic_qp_resp_paced(qp))
 				break;
@@ -365,6 +469,7 @@ static bool vrnic_qp_engines(struct vrnic_qp *qp, unsigned int rounds,
 			if (READ_ONCE(qp->state) == IB_QPS_ERR || need_resched())
 				break;
 		}
+requester:
 		if (READ_ONCE(qp->state) == IB_QPS_ERR)
 			continue;	/* the next round (or the work) flushes */
 		/*
@@ -431,7 +536,7 @@ static enum hrtimer_restart vrnic_qp_pace_expire(struct hrtimer *t)
 {
 	struct vrnic_qp *qp = container_of(t, struct vrnic_qp, pace_timer);
 
-	if (refcount_inc_not_zero(&qp->users)) {
+	if (refcount_inc_not_zero(&qp->ref->users)) {
 		vrnic_qp_schedule(qp);
 		vrnic_qp_put(qp);
 	}
@@ -467,7 +572,7 @@ static void vrnic_qp_db_run(struct vrnic_doorbell *db,
 
 	trace_doorbell(qp->ibqp.device, qp->ibqp.qp_num, ev->mode, ev->action,
 		       ev->wqes, ev->released, ev->wait_ns);
-	if (!refcount_inc_not_zero(&qp->users))
+	if (!refcount_inc_not_zero(&qp->ref->users))
 		return;
 	vrnic_qp_schedule(qp);
 	vrnic_qp_put(qp);
@@ -477,7 +582,7 @@ static void vrnic_qp_timer(struct timer_list *t)
 {
 	struct vrnic_qp *qp = from_timer(qp, t, timer);
 
-	if (!refcount_inc_not_zero(&qp->users))
+	if (!refcount_inc_not_zero(&qp->ref->users))
 		return;
 	WRITE_ONCE(qp->timed_out, true);
 	vrnic_qp_schedule(qp);
@@ -616,15 +721,20 @@ int vrnic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 			return -EINVAL;
 		uctx = vrnic_udata_uctx(udata);
 	}
+	qp->ref = kmalloc(sizeof(*qp->ref), GFP_KERNEL);
+	if (!qp->ref)
+		return -ENOMEM;
 	/* A context on the modeled NIC (qpc.mode onchip has a limit). */
 	err = vrnic_model_qp_create(&vdev->model, init->qp_type == IB_QPT_GSI,
 				    &vdev->ibdev.dev);
 	if (err)
-		return err;
+		goto err_ref;
 
-	refcount_set(&qp->users, 1);
-	init_completion(&qp->done);
+	refcount_set(&qp->ref->users, 1);
+	init_completion(&qp->ref->done);
+	qp->ref->qp = qp;
 	spin_lock_init(&qp->state_lock);
+	seqcount_spinlock_init(&qp->addr_seq, &qp->state_lock);
 	spin_lock_init(&qp->sq.lock);
 	spin_lock_init(&qp->rq.lock);
 	qp->state = IB_QPS_RESET;
@@ -701,9 +811,9 @@ int vrnic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	/* Publish last: from here the receive path can find the QP. */
 	if (init->qp_type == IB_QPT_GSI) {
 		qpn = 1;
-		err = xa_insert(&vdev->qps, qpn, qp, GFP_KERNEL);
+		err = xa_insert(&vdev->qps, qpn, qp->ref, GFP_KERNEL);
 	} else {
-		err = xa_alloc_cyclic(&vdev->qps, &qpn, qp,
+		err = xa_alloc_cyclic(&vdev->qps, &qpn, qp->ref,
 				      XA_LIMIT(VRNIC_MIN_QPN, VRNIC_MAX_QPN),
 				      &vdev->next_qpn, GFP_KERNEL);
 		err = err < 0 ? err : 0;
@@ -732,6 +842,8 @@ err_sq:
 err_model:
 	/* No QPN yet: QP 0 is never a vrnic QP, so nothing is uncached. */
 	vrnic_model_qp_destroy(&vdev->model, 0, init->qp_type == IB_QPT_GSI);
+err_ref:
+	kfree(qp->ref);
 	return err;
 }
 
@@ -914,8 +1026,16 @@ int vrnic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	new = (mask & IB_QP_STATE) ? attr->qp_state : qp->state;
 
 	vrnic_qp_store_attr(qp, attr, mask);
-	if (mask & IB_QP_AV)
+	if (mask & IB_QP_AV) {
 		swap(av, qp->attr.ah_attr);
+		write_seqcount_begin(&qp->addr_seq);
+		memcpy(&qp->local_addr,
+		       qp->attr.ah_attr.grh.sgid_attr->gid.raw,
+		       sizeof(qp->local_addr));
+		memcpy(&qp->peer_addr, qp->attr.ah_attr.grh.dgid.raw,
+		       sizeof(qp->peer_addr));
+		write_seqcount_end(&qp->addr_seq);
+	}
 	if (mask & IB_QP_STATE) {
 		if (new == IB_QPS_RESET) {
 			vrnic_queue_reset(&qp->sq.queue);
@@ -986,7 +1106,7 @@ int vrnic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	 */
 	xa_erase(&vdev->qps, ibqp->qp_num);
 	vrnic_qp_put(qp);
-	wait_for_completion(&qp->done);
+	wait_for_completion(&qp->ref->done);
 	del_timer_sync(&qp->timer);
 	/* The timers' callbacks take no reference now. */
 	vrnic_doorbell_fini(&qp->db);
@@ -1003,6 +1123,8 @@ int vrnic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	vrnic_model_qp_destroy(&vdev->model, ibqp->qp_num,
 			       ibqp->qp_type == IB_QPT_GSI);
 	atomic_dec(&vdev->num_qp);
+	/* A lookup may still be trying the count: see struct vrnic_qp_ref. */
+	kfree_rcu(qp->ref, rcu);
 	return 0;
 }
 
@@ -1113,16 +1235,9 @@ static int vrnic_post_one_send(struct vrnic_qp *qp, const struct ib_send_wr *wr)
 		break;
 	}
 	if (qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI) {
-		u32 qkey = ud_wr(wr)->remote_qkey;
-
-		/*
-		 * IBA 10.2.5: a Q_Key with the high bit set means the QP's own
-		 * (the MAD layer sends with IB_QP_SET_QKEY on QP1).
-		 */
-		if (qkey & 0x80000000)
-			qkey = qp->attr.qkey;
+		/* A controlled Q_Key is replaced by the requester's parse. */
 		wqe->wr.wr.ud.remote_qpn = ud_wr(wr)->remote_qpn;
-		wqe->wr.wr.ud.remote_qkey = qkey;
+		wqe->wr.wr.ud.remote_qkey = ud_wr(wr)->remote_qkey;
 		wqe->wr.wr.ud.ah_num = to_vah(ud_wr(wr)->ah)->num;
 	}
 

@@ -105,16 +105,40 @@ struct vrnic_wq {
 };
 
 /**
- * struct vrnic_qp - a queue pair
- * @ibqp:	the core QP
+ * struct vrnic_qp_ref - what the device's QPN table holds for a QP
  * @users:	references from lookups by QPN (receive path, engines); the
  *		creator's reference is dropped by destroy, which then waits
  *		for @done so the core can free the QP
  * @done:	completed when @users reaches zero
+ * @qp:		the QP
+ * @rcu:	frees this a grace period after the QP left the table
+ *
+ * The reference count lives apart from the QP because the core frees the
+ * QP as soon as destroy returns, while a lockless lookup that found it
+ * just before it left the table may still be about to try @users.  This
+ * small object is ours, so it can outlive the QP by a grace period
+ * without destroy waiting for one.
+ */
+struct vrnic_qp_ref {
+	refcount_t		users;
+	struct completion	done;
+	struct vrnic_qp		*qp;
+	struct rcu_head		rcu;
+};
+
+/**
+ * struct vrnic_qp - a queue pair
+ * @ibqp:	the core QP
+ * @ref:	its reference count, which the QPN table holds
  * @state_lock:	protects @state and @attr against concurrent modify_qp and
  *		the engines' error transitions
  * @state:	the current QP state (IBA 10.3.1)
  * @attr:	the attributes set through modify_qp, as last accepted
+ * @addr_seq:	guards @local_addr and @peer_addr for the receive path's
+ *		lockless reads; written under @state_lock
+ * @local_addr, @peer_addr: the address vector's source and destination
+ *		GIDs (IPv4 as v4-mapped), which an RC or UC packet's
+ *		destination and source must be (vrnic_qp_addr_ok())
  * @sq, @rq:	the work queues; @rq is unused when @srq is set
  * @srq:	the shared receive queue, or NULL
  * @scq, @rcq:	send and receive completion queues
@@ -127,12 +151,14 @@ struct vrnic_wq {
  */
 struct vrnic_qp {
 	struct ib_qp		ibqp;
-	refcount_t		users;
-	struct completion	done;
+	struct vrnic_qp_ref	*ref;
 
 	spinlock_t		state_lock;
 	enum ib_qp_state	state;
 	struct ib_qp_attr	attr;
+	seqcount_spinlock_t	addr_seq;
+	struct in6_addr		local_addr;
+	struct in6_addr		peer_addr;
 
 	struct vrnic_wq		sq;
 	struct vrnic_wq		rq;
@@ -192,6 +218,19 @@ struct vrnic_qp {
 		u32		ack_psn;
 		u32		acked_psn;	/* PSN of the last ACK sent */
 		u64		ack_ns;		/* local_clock() when it went */
+		/*
+		 * The READ being answered, a budget of responses per engine
+		 * round (vrnic_resp_read_more()): no other request is taken
+		 * until its last response is sent.
+		 */
+		struct {
+			bool	active;
+			bool	first;	/* the next response is the first */
+			u32	psn;	/* of the next response */
+			u32	rkey;
+			u64	va;	/* of the next response's payload */
+			u32	resid;	/* bytes left to send */
+		} rd;
 	} resp;
 };
 
@@ -241,6 +280,7 @@ int vrnic_qp_modify_check(const struct ib_device_attr *dattr,
 			  enum ib_qp_state state, enum ib_qp_type type,
 			  const struct ib_qp_attr *attr, int mask);
 struct vrnic_qp *vrnic_qp_get(struct vrnic_dev *vdev, u32 qpn);
+bool vrnic_qp_addr_ok(struct vrnic_qp *qp, const struct sk_buff *skb);
 void vrnic_qp_put(struct vrnic_qp *qp);
 void vrnic_qp_error(struct vrnic_qp *qp, enum vrnic_qp_cause cause);
 void vrnic_qp_rx(struct vrnic_qp *qp, struct sk_buff *skb);
@@ -253,6 +293,7 @@ bool vrnic_req_run(struct vrnic_qp *qp, unsigned int budget);
 void vrnic_qpc_access(struct vrnic_dev *vdev, u32 qpn);
 void vrnic_qp_pace(struct vrnic_qp *qp, u64 wait_ns);
 void vrnic_resp_rx(struct vrnic_qp *qp, struct sk_buff *skb);
+bool vrnic_resp_read_pending(struct vrnic_qp *qp);
 void vrnic_resp_flush_ack(struct vrnic_qp *qp);
 void vrnic_comp_rx(struct vrnic_qp *qp, struct sk_buff *skb);
 void vrnic_comp_timeout(struct vrnic_qp *qp);

@@ -94,7 +94,11 @@ static inline u32 vrnic_queue_producer(const struct vrnic_queue *q)
 		return q->index;
 	case VRNIC_QUEUE_FROM_KERNEL:
 	default:
-		return READ_ONCE(q->buf->producer_index) & q->mask;
+		/*
+		 * A kernel verb posts under the queue's lock, the engine
+		 * reads without it: pairs with the poster's release store.
+		 */
+		return smp_load_acquire(&q->buf->producer_index) & q->mask;
 	}
 }
 
@@ -102,8 +106,16 @@ static inline u32 vrnic_queue_consumer(const struct vrnic_queue *q)
 {
 	switch (q->dir) {
 	case VRNIC_QUEUE_FROM_USER:
-	case VRNIC_QUEUE_FROM_KERNEL:
 		return q->index;
+	case VRNIC_QUEUE_FROM_KERNEL:
+		/*
+		 * The poster's full check runs on another CPU than the
+		 * engine that consumes: it reads the published index, which
+		 * pairs with the release in vrnic_queue_advance_consumer(),
+		 * so a slot is reused only after the engine's reads of it.
+		 * The engine itself reads the same value (it alone writes).
+		 */
+		return smp_load_acquire(&q->buf->consumer_index) & q->mask;
 	case VRNIC_QUEUE_TO_USER:
 		return smp_load_acquire(&q->buf->consumer_index) & q->mask;
 	case VRNIC_QUEUE_TO_KERNEL:

@@ -2,7 +2,8 @@
 /*
  * vrnic: receive dispatch.  Every packet from the wire is validated here
  * before any engine sees it: ICRC, headers against the opcode table, the
- * destination QP, its type and state, the Q_Key of datagrams.  What passes
+ * destination QP, its type and state, the source and destination address
+ * of connected QPs' packets, the Q_Key of datagrams.  What passes
  * is queued on the QP and its work runs the responder or the completer.
  *
  * Copyright (c) 2026 The vrnic authors
@@ -86,6 +87,10 @@ void vrnic_recv(struct vrnic_dev *vdev, struct sk_buff *skb)
 	}
 	if (!vrnic_state_ok(qp, h.info->flags)) {
 		vrnic_count(vdev, VRNIC_CNT_RX_DROP_QP_STATE);
+		goto drop_qp;
+	}
+	if (!vrnic_qp_addr_ok(qp, skb)) {
+		vrnic_count(vdev, VRNIC_CNT_RX_DROP_ADDR);
 		goto drop_qp;
 	}
 	if (h.deth) {

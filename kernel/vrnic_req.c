@@ -139,6 +139,15 @@ static int vrnic_req_load(struct vrnic_qp *qp, u32 index, struct vrnic_swqe *w)
 	if (qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI) {
 		w->dst_qpn = READ_ONCE(s->wr.wr.ud.remote_qpn) & 0xffffff;
 		w->qkey = READ_ONCE(s->wr.wr.ud.remote_qkey);
+		/*
+		 * IBA 10.2.5: a Q_Key with the high-order bit set stands for
+		 * the QP's own.  Done here, for user and kernel WQEs alike: a
+		 * user WQE is read from the ring as its writer left it, and
+		 * without this an unprivileged process could send with the
+		 * GSI Q_Key (0x80010000) or any other controlled one.
+		 */
+		if (w->qkey & 0x80000000)
+			w->qkey = READ_ONCE(qp->attr.qkey);
 		w->ah_num = READ_ONCE(s->wr.wr.ud.ah_num);
 		if (w->length > qp->mtu)
 			return IB_WC_LOC_LEN_ERR;

@@ -359,9 +359,125 @@ static enum vrnic_resp_verdict vrnic_resp_write(struct vrnic_qp *qp,
 	return VRNIC_RESP_OK;
 }
 
+/* Responses of a READ a responder sends per call before it yields. */
+#define VRNIC_RESP_READ_BUDGET	32
+
 /*
- * Answer an RDMA READ request starting at @psn: one response packet per
- * path MTU, AETH on the first and last (IBA 9.7.5.1.4).  Reads have no
+ * Send up to @budget responses of the READ in qp->resp.rd: one per path
+ * MTU, AETH on the first and last (IBA 9.7.5.1.4).  A READ may ask for up
+ * to 2^31 bytes, and rxe and hardware requesters send such READs (only
+ * ours splits them), so it is answered a budget at a time, between which
+ * the engines yield the worker (vrnic_resp_read_pending()).
+ *
+ * The rkey is looked up again on every call, and each packet checks the
+ * MR's key, state and bounds before its payload is copied: a LOCAL_INV or
+ * SEND_WITH_INV that invalidates the MR, or a REG_MR that gives its index
+ * a new key, stops the responses that have not left.
+ *
+ * Return: VRNIC_RESP_ANSWERED, or VRNIC_RESP_ACCESS when the rkey no
+ * longer allows the READ (the READ is then over).
+ */
+static enum vrnic_resp_verdict vrnic_resp_read_more(struct vrnic_qp *qp,
+						    unsigned int budget)
+{
+	struct vrnic_dev *vdev = to_vdev(qp->ibqp.device);
+	typeof(qp->resp.rd) *rd = &qp->resp.rd;
+	struct vrnic_mr *mr = NULL;
+	unsigned int n;
+
+	if (rd->resid) {
+		mr = vrnic_mr_get(vdev, rd->rkey);
+		if (!mr)
+			goto access;
+	}
+	for (n = 0; n < budget && rd->active; n++) {
+		u32 paylen = min(rd->resid, qp->mtu);
+		bool last = rd->resid <= qp->mtu;
+		struct sk_buff *out;
+		void *aeth;
+		u8 opcode;
+
+		if (rd->first && last)
+			opcode = VRNIC_OP_RC_RDMA_READ_RESPONSE_ONLY;
+		else if (rd->first)
+			opcode = VRNIC_OP_RC_RDMA_READ_RESPONSE_FIRST;
+		else if (last)
+			opcode = VRNIC_OP_RC_RDMA_READ_RESPONSE_LAST;
+		else
+			opcode = VRNIC_OP_RC_RDMA_READ_RESPONSE_MIDDLE;
+		if (paylen && (mr->ibmr.rkey != rd->rkey ||
+			       vrnic_mr_check(mr, qp->ibqp.pd,
+					      IB_ACCESS_REMOTE_READ, rd->va,
+					      paylen)))
+			goto access;
+		out = vrnic_pkt_build(qp, opcode, rd->psn, qp->attr.dest_qp_num,
+				      paylen, false, false);
+		if (!out)
+			break;	/* no memory: the next round goes on */
+		aeth = vrnic_hdr_at(out->data, VRNIC_HDR_AETH);
+		if (aeth)
+			vrnic_aeth_set(aeth, VRNIC_AETH_ACK | VRNIC_AETH_CREDITS_INVALID,
+				       qp->resp.msn);
+		if (paylen &&
+		    vrnic_mr_copy(vdev, mr, rd->va,
+				  out->data + vrnic_hdr_len(opcode), paylen,
+				  VRNIC_DMA_TO_DEVICE)) {
+			kfree_skb(out);
+			goto access;
+		}
+		vrnic_pkt_send(qp, out, &qp->attr.ah_attr, qp->attr.dest_qp_num);
+		rd->psn = vrnic_psn_next(rd->psn);
+		rd->va += paylen;
+		rd->resid -= paylen;
+		rd->first = false;
+		if (last)
+			rd->active = false;
+	}
+	if (mr)
+		vrnic_mr_put(mr);
+	return VRNIC_RESP_ANSWERED;
+
+access:
+	if (mr)
+		vrnic_mr_put(mr);
+	rd->active = false;
+	return VRNIC_RESP_ACCESS;
+}
+
+/*
+ * A READ whose rkey went away between its responses: NAK the response
+ * the requester waits for (remote access error) and, as after any class C
+ * responder error (IBA 9.9.3.1.3), take the QP to ERR.
+ */
+static void vrnic_resp_read_abort(struct vrnic_qp *qp)
+{
+	vrnic_count(to_vdev(qp->ibqp.device), VRNIC_CNT_REM_ACCESS_ERR);
+	vrnic_resp_send_ack(qp, VRNIC_AETH_NAK_REM_ACCESS_ERR, qp->resp.rd.psn);
+	vrnic_qp_error(qp, VRNIC_QP_CAUSE_ERROR);
+}
+
+/**
+ * vrnic_resp_read_pending - go on with the READ being answered
+ * @qp:		the QP, its engines running
+ *
+ * Return: true while the READ has responses left: the engines take no
+ * other packet and come back for more.
+ */
+bool vrnic_resp_read_pending(struct vrnic_qp *qp)
+{
+	if (!qp->resp.rd.active)
+		return false;
+	if (vrnic_resp_read_more(qp, VRNIC_RESP_READ_BUDGET) ==
+	    VRNIC_RESP_ACCESS) {
+		vrnic_resp_read_abort(qp);
+		return false;
+	}
+	return qp->resp.rd.active;
+}
+
+/*
+ * Answer an RDMA READ request starting at @psn: its first budget of
+ * responses now, the rest from vrnic_resp_read_pending().  Reads have no
  * side effects, so a duplicate request is simply executed again.
  */
 static enum vrnic_resp_verdict vrnic_resp_read(struct vrnic_qp *qp,
@@ -371,61 +487,33 @@ static enum vrnic_resp_verdict vrnic_resp_read(struct vrnic_qp *qp,
 	u32 psn = vrnic_pkt(skb)->psn, len = vrnic_reth_len(reth);
 	u64 va = vrnic_reth_va(reth);
 	u32 rkey = vrnic_reth_rkey(reth);
-	u32 npkts = max_t(u32, DIV_ROUND_UP(len, qp->mtu), 1), i, off = 0;
 	struct vrnic_mr *mr;
 
 	/* A zero-length READ names no memory (IBA C9-88): no R_Key check. */
 	if (!len) {
-		mr = NULL;
 		if (!(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_READ))
 			return VRNIC_RESP_ACCESS;
 	} else {
 		mr = vrnic_resp_rkey_get(qp, rkey, IB_ACCESS_REMOTE_READ, va, len);
 		if (!mr)
 			return VRNIC_RESP_ACCESS;
+		vrnic_mr_put(mr);
 	}
-	if (!dup)
+	if (!dup) {
 		qp->resp.msn++;
+		qp->resp.epsn = vrnic_psn_add(psn,
+					      max_t(u32, DIV_ROUND_UP(len, qp->mtu), 1));
+	}
 	vrnic_resp_flush_ack(qp);
 
-	for (i = 0; i < npkts; i++) {
-		u32 paylen = min(len - off, qp->mtu);
-		bool first = i == 0, last = i == npkts - 1;
-		struct sk_buff *out;
-		void *aeth;
-		u8 opcode;
-
-		if (first && last)
-			opcode = VRNIC_OP_RC_RDMA_READ_RESPONSE_ONLY;
-		else if (first)
-			opcode = VRNIC_OP_RC_RDMA_READ_RESPONSE_FIRST;
-		else if (last)
-			opcode = VRNIC_OP_RC_RDMA_READ_RESPONSE_LAST;
-		else
-			opcode = VRNIC_OP_RC_RDMA_READ_RESPONSE_MIDDLE;
-		out = vrnic_pkt_build(qp, opcode, vrnic_psn_add(psn, i),
-				      qp->attr.dest_qp_num, paylen, false, false);
-		if (!out)
-			break;	/* the requester asks again */
-		aeth = vrnic_hdr_at(out->data, VRNIC_HDR_AETH);
-		if (aeth)
-			vrnic_aeth_set(aeth, VRNIC_AETH_ACK | VRNIC_AETH_CREDITS_INVALID,
-				       qp->resp.msn);
-		if (paylen &&
-		    vrnic_mr_copy(to_vdev(qp->ibqp.device), mr, va + off,
-				  out->data + vrnic_hdr_len(opcode), paylen,
-				  VRNIC_DMA_TO_DEVICE)) {
-			kfree_skb(out);
-			vrnic_mr_put(mr);
-			return VRNIC_RESP_ACCESS;
-		}
-		vrnic_pkt_send(qp, out, &qp->attr.ah_attr, qp->attr.dest_qp_num);
-		off += paylen;
-	}
-	if (mr)
-		vrnic_mr_put(mr);
-	if (!dup)
-		qp->resp.epsn = vrnic_psn_add(psn, npkts);
+	qp->resp.rd.active = true;
+	qp->resp.rd.first = true;
+	qp->resp.rd.psn = psn;
+	qp->resp.rd.rkey = rkey;
+	qp->resp.rd.va = va;
+	qp->resp.rd.resid = len;
+	if (vrnic_resp_read_more(qp, VRNIC_RESP_READ_BUDGET) == VRNIC_RESP_ACCESS)
+		vrnic_resp_read_abort(qp);
 	return VRNIC_RESP_ANSWERED;
 }
 
