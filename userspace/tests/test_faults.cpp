@@ -21,6 +21,7 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 namespace vrnic::test {
 namespace {
@@ -460,6 +461,54 @@ TEST_F(FaultTest, PeerGoneIsRetryExceeded)
 	EXPECT_GE(req.delta("retransmits"), uint64_t{kRetryCnt});
 	auto rwc = try_poll(*pair_.b.recv_cq, 0ms);
 	EXPECT_FALSE(rwc) << "the responder received " << describe(*rwc);
+}
+
+/*
+ * A receive WQE that a multi-packet SEND has taken is the receiver's
+ * oldest outstanding receive: when the QP goes to ERR before the message
+ * is whole (its second packet lost for good here), that WQE completes with
+ * IB_WC_WR_FLUSH_ERR first, then the ones still queued, in order. Lost, the
+ * consumer would wait for it for ever.
+ */
+TEST_F(FaultTest, PartlyReceivedSendIsFlushed)
+{
+	const size_t size = 3 * mtu();
+	auto src = make_mr(size, IBV_ACCESS_LOCAL_WRITE);
+	auto dst = make_remote_mr(2 * size);
+	ibv_sge r[2] = { verbs::sge(*dst, 0, static_cast<uint32_t>(size)),
+			 verbs::sge(*dst, size, static_cast<uint32_t>(size)) };
+	ibv_recv_wr rwr[2]{};
+
+	for (int i = 0; i < 2; i++) {
+		rwr[i].wr_id = 20 + i;
+		rwr[i].sg_list = &r[i];
+		rwr[i].num_sge = 1;
+		verbs::post_recv(*pair_.b.qp, rwr[i]);
+	}
+	inject_request("drop", psn_add(kPsnA, 1), 1000);
+	ibv_sge s = verbs::sge(*src, 0, static_cast<uint32_t>(size));
+	ibv_send_wr wr = wr_of(IBV_WR_SEND, &s, 1);
+	verbs::post_send(*pair_.a.qp, wr);
+
+	/* The first packet is in once its successor has been dropped. */
+	const auto until = std::chrono::steady_clock::now() + cfg().timeout;
+	while (read_file(faults_path(dev(Side::local).device)).find(" hits 0") !=
+	       std::string::npos) {
+		ASSERT_LT(std::chrono::steady_clock::now(), until)
+			<< "the second packet never left";
+		std::this_thread::sleep_for(10ms);
+	}
+	std::this_thread::sleep_for(cfg().quiet);
+
+	ibv_qp_attr a{};
+	a.qp_state = IBV_QPS_ERR;
+	pair_.b.qp->modify(a, IBV_QP_STATE);
+	auto wcs = poll_n(*pair_.b.recv_cq, 2, "flushed receives");
+	EXPECT_TRUE(wc_status(wcs[0], IBV_WC_WR_FLUSH_ERR, 20))
+		<< "the receive the SEND had begun to fill";
+	EXPECT_TRUE(wc_status(wcs[1], IBV_WC_WR_FLUSH_ERR, 21));
+	auto extra = try_poll(*pair_.b.recv_cq, cfg().quiet);
+	EXPECT_FALSE(extra) << "flushed twice: " << describe(*extra);
 }
 
 } // namespace

@@ -191,5 +191,145 @@ TEST_F(UdTest, WrongQkeyNotDelivered)
 	EXPECT_TRUE(matches_pattern(dst->data() + kGrhSize, size, 0x600d));
 }
 
+/*
+ * IBA 10.2.5: a Q_Key with the high-order bit set in a send work request
+ * stands for the sending QP's own Q_Key. Both QPs hold kQkey, so a send
+ * that names a controlled key is delivered: sent as written it would carry
+ * another key and be dropped. For an unprivileged process this is what
+ * keeps it from sending with the GSI QP's Q_Key (0x80010000).
+ */
+TEST_F(UdTest, ControlledQkeyMeansTheQpsOwn)
+{
+	constexpr size_t size = 96;
+	auto src = make_mr(size, IBV_ACCESS_LOCAL_WRITE);
+	auto dst = post_recv(size, 7);
+
+	static_assert((kQkey & 0x80000000) == 0);
+	fill_pattern(src->data(), size, 0x7c);
+	send(*src, size, 1, 0x80000000 | (kQkey ^ 0x00ff00ff));
+	EXPECT_TRUE(wc_ok(poll_one(*a_.send_cq, "UD SEND (controlled Q_Key)"),
+			  IBV_WC_SEND, 1));
+	ibv_wc wc = poll_one(*b_.recv_cq,
+			     "UD RECV: a send naming a controlled Q_Key must "
+			     "carry the sending QP's own");
+	ASSERT_TRUE(wc_ok(wc, IBV_WC_RECV, 7));
+	EXPECT_EQ(wc.byte_len, kGrhSize + size);
+	EXPECT_TRUE(matches_pattern(dst->data() + kGrhSize, size, 0x7c));
+}
+
+/*
+ * Delivery to the device's own address must not nest. A chain of UD QPs on
+ * the device under test, each holding a send for the next one at the
+ * device's own GID, posted while it was in RTR (the requester sends only
+ * from RTS, and entering RTS does not start it): the first datagram, from
+ * the peer device across the wire, arrives in the receive softirq, which
+ * runs the first QP's engines; they send its held WQE to the second QP,
+ * whose delivery comes back to the receive path in the same softirq, and
+ * so on. Run inline all the way, that nests once per QP of the chain and
+ * overflows the kernel stack; every datagram must instead arrive, intact.
+ */
+TEST_F(VerbsTest, UdChainOfLocalDeliveries)
+{
+	if (!has_peer())
+		GTEST_SKIP() << "needs --peer-device: the chain starts with a "
+				"datagram from the wire";
+	constexpr size_t kChain = 96, size = 64;
+	constexpr uint32_t kSeed = 0xc4a1;
+	auto cq = make_cq(static_cast<int>(2 * kChain + 8));
+	auto bufs = make_mr(kChain * (kGrhSize + size), IBV_ACCESS_LOCAL_WRITE);
+	auto src = make_mr(kChain * size, IBV_ACCESS_LOCAL_WRITE);
+	verbs::Ah own(pd_, own_ah_attr());
+	std::vector<Endpoint> u;
+
+	fill_pattern(bufs->data(), bufs->length(), kGuardSeed);
+	for (size_t i = 0; i < kChain; i++) {
+		u.push_back(make_endpoint(IBV_QPT_UD, {}, cq, cq));
+		modify_to_init(*u[i].qp);
+		ibv_qp_attr a{};
+		a.qp_state = IBV_QPS_RTR;
+		u[i].qp->modify(a, IBV_QP_STATE);
+
+		ibv_sge s = verbs::sge(*bufs, i * (kGrhSize + size),
+				       kGrhSize + size);
+		ibv_recv_wr r{};
+		r.wr_id = 0x1000 + i;
+		r.sg_list = &s;
+		r.num_sge = 1;
+		verbs::post_recv(*u[i].qp, r);
+		fill_pattern(src->data() + i * size, size, kSeed + i);
+	}
+	/* QP i holds a send of payload i + 1 to QP i + 1. */
+	for (size_t i = 0; i + 1 < kChain; i++) {
+		ibv_sge s = verbs::sge(*src, (i + 1) * size, size);
+		ibv_send_wr w{};
+		w.wr_id = 0x2000 + i;
+		w.sg_list = &s;
+		w.num_sge = 1;
+		w.opcode = IBV_WR_SEND;
+		w.send_flags = IBV_SEND_SIGNALED;
+		w.wr.ud.ah = own.get();
+		w.wr.ud.remote_qpn = u[i + 1].qp->num();
+		w.wr.ud.remote_qkey = kQkey;
+		verbs::post_send(*u[i].qp, w);
+	}
+	for (auto &e : u) {
+		ibv_qp_attr a{};
+		a.qp_state = IBV_QPS_RTS;
+		a.sq_psn = kPsnA;
+		e.qp->modify(a, IBV_QP_STATE | IBV_QP_SQ_PSN);
+	}
+
+	/* The first datagram: payload 0, from the peer device to QP 0. */
+	auto peer = make_remote_endpoint(IBV_QPT_UD);
+	ud_to_rts(*peer.qp, Side::remote);
+	verbs::Ah to_dut(pd(Side::remote), ah_attr(Side::remote, Side::local));
+	auto first = make_remote_mr(size, IBV_ACCESS_LOCAL_WRITE);
+	fill_pattern(first->data(), size, kSeed);
+	{
+		ibv_sge s = verbs::sge(*first, 0, size);
+		ibv_send_wr w{};
+		w.wr_id = 1;
+		w.sg_list = &s;
+		w.num_sge = 1;
+		w.opcode = IBV_WR_SEND;
+		w.send_flags = IBV_SEND_SIGNALED;
+		w.wr.ud.ah = to_dut.get();
+		w.wr.ud.remote_qpn = u[0].qp->num();
+		w.wr.ud.remote_qkey = kQkey;
+		verbs::post_send(*peer.qp, w);
+	}
+	EXPECT_TRUE(wc_ok(poll_one(*peer.send_cq, "the first datagram's send"),
+			  IBV_WC_SEND, 1));
+
+	/* kChain receives and kChain - 1 sends, in any order. */
+	std::vector<bool> got(kChain), sent(kChain);
+	for (const ibv_wc &wc : poll_n(*cq, 2 * kChain - 1,
+				       "the chain's completions")) {
+		ASSERT_EQ(wc.status, IBV_WC_SUCCESS) << describe(wc);
+		if (wc.opcode == IBV_WC_SEND) {
+			ASSERT_LT(wc.wr_id - 0x2000, kChain - 1) << describe(wc);
+			sent[wc.wr_id - 0x2000] = true;
+			continue;
+		}
+		ASSERT_EQ(wc.opcode, IBV_WC_RECV) << describe(wc);
+		const size_t i = wc.wr_id - 0x1000;
+		ASSERT_LT(i, kChain) << describe(wc);
+		EXPECT_EQ(wc.qp_num, u[i].qp->num());
+		EXPECT_EQ(wc.byte_len, kGrhSize + size) << describe(wc);
+		EXPECT_TRUE(matches_pattern(bufs->data() + i * (kGrhSize + size) +
+						    kGrhSize,
+					    size, kSeed + i))
+			<< "payload at QP " << i << " of the chain";
+		got[i] = true;
+	}
+	for (size_t i = 0; i < kChain; i++) {
+		EXPECT_TRUE(got[i]) << "QP " << i << " of the chain got nothing";
+		if (i + 1 < kChain) {
+			EXPECT_TRUE(sent[i])
+				<< "QP " << i << "'s send did not complete";
+		}
+	}
+}
+
 } // namespace
 } // namespace vrnic::test
