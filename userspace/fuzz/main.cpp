@@ -4,10 +4,12 @@
  *
  *   vrnic-fuzz [OPTIONS] DST
  *
- * Datagrams go from an ordinary UDP socket to DST:4791, in sendmmsg()
- * batches.  See mutate.hpp for the mutation classes and the rule that keeps
- * the real traffic of the live QPs (--target-qpn) out of harm's way, and the
- * summary (-j for JSON) for what the device's drop counters must show.
+ * Datagrams go from an ordinary UDP socket, bound to --src, to DST:4791, in
+ * sendmmsg() batches.  See mutate.hpp for the mutation classes and the rule
+ * that keeps the real traffic of the live QPs (--target-qpn) out of harm's
+ * way, lifted for RC and UC QPs with --foreign-source (--src is then an
+ * address that is no live QP's peer), and the summary (-j for JSON) for
+ * what the device's drop counters must show.
  */
 #include "mutate.hpp"
 
@@ -20,6 +22,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <array>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -27,6 +31,7 @@
 #include <iostream>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -109,7 +114,7 @@ uint32_t number(const std::string &s, const std::string &what)
 	return uint32_t(v);
 }
 
-/* QPN[:TYPE[:RQ_PSN[:SQ_PSN[:QKEY]]]] */
+/* QPN[:TYPE[:RQ_PSN[:SQ_PSN[:QKEY[:STATE]]]]] */
 Target parse_target(const std::string &spec)
 {
 	std::vector<std::string> f;
@@ -133,9 +138,25 @@ Target parse_target(const std::string &spec)
 	if (f.size() > 2) t.rq_psn = number(f[2], "--target-qpn") & kPsnMask;
 	if (f.size() > 3) t.sq_psn = number(f[3], "--target-qpn") & kPsnMask;
 	if (f.size() > 4) t.qkey = number(f[4], "--target-qpn");
-	if (f.size() > 5)
+	if (f.size() > 5) {
+		/* rdma res show qp's names, either case */
+		static const std::array<std::string_view, 7> states = {
+			"reset", "init", "rtr", "rts", "sqd", "sqe", "err",
+		};
+		std::string low = f[5];
+		for (char &c : low)
+			c = char(std::tolower(static_cast<unsigned char>(c)));
+		unsigned k = 0;
+		while (k < states.size() && states[k] != low)
+			k++;
+		if (k == states.size())
+			throw CLI::ValidationError("--target-qpn", "state '" + f[5] +
+				"' is not reset, init, rtr, rts, sqd, sqe or err");
+		t.state = QpState(k);
+	}
+	if (f.size() > 6)
 		throw CLI::ValidationError("--target-qpn", "'" + spec +
-			"': expected QPN[:TYPE[:RQ_PSN[:SQ_PSN[:QKEY]]]]");
+			"': expected QPN[:TYPE[:RQ_PSN[:SQ_PSN[:QKEY[:STATE]]]]]");
 	return t;
 }
 
@@ -218,7 +239,7 @@ int main(int argc, char **argv)
 	bool json = false;
 
 	app.add_option("dst", dst, "IP address of the device under test")->required();
-	app.add_option("--src", src, "source address (default: the route's)");
+	app.add_option("--src", src, "source address to bind the socket to (default: the route's)");
 	app.add_option("--sport", sport, "UDP source port (default: any free one)")
 		->check(CLI::Range(0, 65535));
 	app.add_option("-n,--count", count, "packets to send")->capture_default_str();
@@ -227,7 +248,8 @@ int main(int argc, char **argv)
 	app.add_option("--rate", rate, "packets per second, 0 = as fast as possible")
 		->capture_default_str();
 	app.add_option("--target-qpn", targets,
-		       "a QP of the device: QPN[:rc|uc|ud|gsi[:RQ_PSN[:SQ_PSN[:QKEY]]]] "
+		       "a QP of the device: QPN[:rc|uc|ud|gsi[:RQ_PSN[:SQ_PSN[:QKEY[:STATE]]]]], "
+		       "STATE as rdma res show qp names it (default rts) "
 		       "(repeat for each; name every QP the device has)");
 	app.add_option("--target-rkey", rkeys, "a live rkey to aim at (repeatable)");
 	app.add_option("--valid-icrc", cfg.valid_icrc,
@@ -238,8 +260,17 @@ int main(int argc, char **argv)
 	app.add_option("--path-mtu", cfg.path_mtu, "RoCE path MTU of the live QPs")
 		->capture_default_str();
 	app.add_option("--psn-guard", cfg.psn_guard,
-		       "PSNs after a live QP's that are never forged with a valid ICRC")
+		       "PSNs after a live QP's that are never forged with a valid ICRC "
+		       "(but to RC and UC QPs with --foreign-source)")
 		->capture_default_str();
+	app.add_flag("--foreign-source", cfg.foreign_source,
+		     "--src is no live QP's peer: packets that would reach an RC or UC QP "
+		     "are dropped for their address (rx-drop-addr), and class forged "
+		     "aims at exactly the PSNs they expect");
+	app.add_option("--forged-weight", cfg.forged_weight,
+		       "with --foreign-source: class forged takes this many packet "
+		       "numbers of every 12 + this many, the other classes one each")
+		->check(CLI::Range(0, 1000))->capture_default_str();
 	app.add_option("--batch", batch, "datagrams per sendmmsg()")
 		->check(CLI::Range(1, 1024))->capture_default_str();
 	app.add_option("--show", show, "print packet N of this seed in hex and exit");
@@ -262,13 +293,20 @@ int main(int argc, char **argv)
 				c++;
 			if (c == kClasses)
 				throw CLI::ValidationError("--class", "no class '" + name + "'");
+			if (Klass(c) == Klass::forged && !cfg.foreign_source)
+				throw CLI::ValidationError("--class", "class forged is sent "
+							   "only with --foreign-source");
+			if (Klass(c) == Klass::forged && cfg.forged_weight == 0)
+				throw CLI::ValidationError("--class", "class forged with "
+							   "--forged-weight 0 sends nothing");
 			want[c] = true;
 		}
 		for (const auto &t : targets)
 			cfg.targets.push_back(parse_target(t));
 		for (const auto &k : rkeys)
 			cfg.rkeys.push_back(number(k, "--target-rkey"));
-		if (src.empty())
+		const bool src_given = !src.empty();
+		if (!src_given)
 			src = route_source(dst);
 		auto ep = endpoints_for(src, dst);
 		if (!ep)
@@ -283,6 +321,9 @@ int main(int argc, char **argv)
 			Generator offline(cfg);
 			return show_or_list(offline, show, list ? count : 0, seed);
 		}
+		if (!src_given && cfg.foreign_source)
+			std::cerr << "vrnic-fuzz: --foreign-source from the route's source "
+				     "address " << src << ": make sure no live QP's peer has it\n";
 		const int fam = ep->family == 4 ? AF_INET : AF_INET6;
 		Fd fd(::socket(fam, SOCK_DGRAM, 0));
 		if (fd.get() < 0)
@@ -321,7 +362,7 @@ int main(int argc, char **argv)
 		for (uint64_t i = 0; i < count;) {
 			const unsigned n = unsigned(std::min<uint64_t>(batch, count - i));
 			for (unsigned k = 0; k < n; k++) {
-				while (!want[index % kClasses])
+				while (!want[unsigned(gen.klass_of(index))])
 					index++;
 				pk[k] = gen.build(index++, bufs[k]);
 				iov[k] = {bufs[k].data(), pk[k].len};
@@ -370,6 +411,8 @@ int main(int argc, char **argv)
 		j["src"] = src;
 		j["dst"] = dst;
 		j["sport"] = cfg.ep.sport;
+		j["foreign-source"] = cfg.foreign_source;
+		j["forged-weight"] = cfg.foreign_source ? cfg.forged_weight : 0;
 		j["count"] = count;
 		j["sent"] = tally.total;
 		j["send-errors"] = tally.send_errors;
@@ -396,10 +439,11 @@ int main(int argc, char **argv)
 			std::cout << j.dump(1) << "\n";
 		} else {
 			std::printf("sent %llu of %llu packets in %.1f s (%.0f/s), seed %llu, "
-				    "%s:%u -> %s:%u, %llu send errors\n",
+				    "%s:%u -> %s:%u%s, %llu send errors\n",
 				    (unsigned long long)tally.total, (unsigned long long)count,
 				    secs, j["pps"].get<double>(), (unsigned long long)seed,
 				    src.c_str(), cfg.ep.sport, dst.c_str(), kRoceV2Port,
+				    cfg.foreign_source ? " (foreign source)" : "",
 				    (unsigned long long)tally.send_errors);
 			for (unsigned c = 0; c < kClasses; c++)
 				std::printf("class %-13s sent %9llu valid-icrc %9llu\n",

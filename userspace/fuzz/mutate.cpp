@@ -25,8 +25,10 @@ uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 
 constexpr std::array<std::string_view, kClasses> kKlassNames = {
 	"opcode-sweep", "truncated", "bad-length", "oversize", "psn", "qpn",
-	"rkey", "aeth", "bad-icrc", "ud-qkey", "pkey", "bth-bits",
+	"rkey", "aeth", "bad-icrc", "ud-qkey", "pkey", "bth-bits", "forged",
 };
+/* klass_of(): forged takes the turns after the others'. */
+static_assert(unsigned(Klass::forged) == kClasses - 1);
 
 constexpr std::array<std::string_view, kDetails> kDetailNames = {
 	"gsi", "req-behind", "req-ahead", "resp-before", "resp-after", "other",
@@ -34,7 +36,7 @@ constexpr std::array<std::string_view, kDetails> kDetailNames = {
 
 constexpr std::array<std::string_view, kFates> kFateNames = {
 	"rx-drop-icrc", "rx-drop-malformed", "rx-drop-no-qp", "rx-drop-pkey",
-	"rx-drop-qkey",
+	"rx-drop-qp-state", "rx-drop-addr", "rx-drop-qkey",
 	"to-qp",
 };
 
@@ -78,6 +80,23 @@ bool in_zone(uint32_t psn, uint32_t start, uint32_t len)
 {
 	return ((psn - start) & kPsnMask) < len;
 }
+
+/* vrnic_state_ok(): may a QP in state @s take a request (@req) or a response? */
+bool takes(QpState s, bool req)
+{
+	switch (s) {
+	case QpState::rtr:
+		return req;
+	case QpState::rts:
+	case QpState::sqd:
+	case QpState::sqe:
+		return true;
+	default:
+		return false;
+	}
+}
+
+bool connected(QpType t) { return t == QpType::rc || t == QpType::uc; }
 
 } // namespace
 
@@ -128,10 +147,31 @@ Generator::Generator(Config cfg) : cfg_(std::move(cfg))
 		throw std::invalid_argument("the MTU is too small for RoCEv2 packets");
 	if (cfg_.psn_guard + cfg_.psn_back + 2 * cfg_.psn_window >= (1u << 23))
 		throw std::invalid_argument("--psn-guard must stay well below 2^23");
+	if (cfg_.forged_weight > 1000)
+		throw std::invalid_argument("--forged-weight must be at most 1000");
 	max_len_ = cfg_.mtu - ip - 8;
-	for (size_t i = 0; i < cfg_.targets.size(); i++)
-		if (cfg_.targets[i].type == QpType::rc)
+	turns_ = kClasses - 1 + (cfg_.foreign_source ? cfg_.forged_weight : 0);
+	for (size_t i = 0; i < cfg_.targets.size(); i++) {
+		const Target &t = cfg_.targets[i];
+		if (t.type == QpType::rc)
 			rc_targets_.push_back(i);
+		if (connected(t.type) && takes(t.state, true))
+			forge_req_.push_back(i);
+		if (t.type == QpType::rc && takes(t.state, false))
+			forge_resp_.push_back(i);
+	}
+}
+
+Klass Generator::klass_of(uint64_t index) const
+{
+	const uint64_t turn = index % turns_;
+
+	return turn < kClasses - 1 ? Klass(turn) : Klass::forged;
+}
+
+bool Generator::generates(Klass k) const
+{
+	return k != Klass::forged || turns_ > kClasses - 1;
 }
 
 const Target *Generator::find(uint32_t qpn) const
@@ -146,8 +186,11 @@ const Target *Generator::find(uint32_t qpn) const
 
 namespace {
 
-/* vrnic_parse_hdrs() and the QP checks of vrnic_recv(), ICRC given. */
-Fate fate_of(const Target *t, std::span<const uint8_t> pkt, bool icrc_ok)
+/*
+ * vrnic_parse_hdrs() and the QP checks of vrnic_recv(), ICRC given; @foreign:
+ * the packet does not come from any RC or UC QP's peer.
+ */
+Fate fate_of(const Target *t, std::span<const uint8_t> pkt, bool icrc_ok, bool foreign)
 {
 	const unsigned len = pkt.size();
 
@@ -178,6 +221,10 @@ Fate fate_of(const Target *t, std::span<const uint8_t> pkt, bool icrc_ok)
 		return Fate::rx_drop_malformed;
 	if ((uint16_t(pkt[2] << 8 | pkt[3]) & 0x7fff) != (kDefaultPkey & 0x7fff))
 		return Fate::rx_drop_pkey;
+	if (!takes(t->state, info.flags & kOpReq))
+		return Fate::rx_drop_qp_state;
+	if (foreign && connected(t->type))
+		return Fate::rx_drop_addr;	/* vrnic_qp_addr_ok() */
 	if (info.hdrs & kHdrDeth) {
 		const uint32_t qkey = get_be32(pkt.data() + kBthBytes);
 		if (qkey != (t->type == QpType::gsi ? kGsiQkey : t->qkey))
@@ -211,15 +258,23 @@ Fate Generator::predict(std::span<const uint8_t> pkt) const
 		  icrc(cfg_.ep, pkt) == carried_icrc(pkt);
 	const Target *t = pkt.size() >= kBthBytes ? find(bth_qpn(pkt)) : nullptr;
 
-	return fate_of(t, pkt, ok);
+	return fate_of(t, pkt, ok, cfg_.foreign_source);
 }
 
-/* Would this packet, with a valid ICRC, disturb a live QP's traffic? */
+/*
+ * Would this packet, with a valid ICRC, disturb a live QP's traffic?  Not
+ * if dispatch drops it (in foreign-source mode, every packet to an RC or
+ * UC QP); its state is not counted on, though: it may change.
+ */
 bool Generator::unsafe(std::span<const uint8_t> pkt) const
 {
 	const Target *t = find(bth_qpn(pkt));
 
-	if (!t || t->type == QpType::gsi || fate_of(t, pkt, true) != Fate::to_qp)
+	if (!t || t->type == QpType::gsi)
+		return false;
+	Target any = *t;	/* in a state that takes everything */
+	any.state = QpState::rts;
+	if (fate_of(&any, pkt, true, cfg_.foreign_source) != Fate::to_qp)
 		return false;
 	if (t->type != QpType::rc)
 		return true;	/* UD takes any PSN; UC resyncs on FIRST/ONLY */
@@ -260,7 +315,7 @@ void Generator::finish(std::span<uint8_t> pkt, Packet &p, bool valid, Rng &r) co
 	put_icrc(pkt, v);
 	p.valid_icrc = valid;
 	const Target *t = find(bth_qpn(pkt));
-	p.fate = fate_of(t, pkt, valid);
+	p.fate = fate_of(t, pkt, valid, cfg_.foreign_source);
 	if (p.fate == Fate::to_qp) {
 		const uint32_t psn = bth_psn(pkt);
 		if (t->type == QpType::gsi)
@@ -276,6 +331,151 @@ void Generator::finish(std::span<uint8_t> pkt, Packet &p, bool valid, Rng &r) co
 	}
 }
 
+/*
+ * Class forged: the BTH and payload size of a packet a live RC or UC QP
+ * would take from its peer, at the PSN it expects (rq-psn and a few after
+ * for requests, sq-psn - 1 and sq-psn for responses), or anywhere in the
+ * zone of the safety rule, which the traffic moves through while the
+ * fuzzer runs.  Only the QP's address check stops these: without it a
+ * SEND completes a receive WQE of the victim's, a NAK or a bad request
+ * moves its QP to ERR, a READ is answered at its real peer.  Valid ICRC
+ * (build()), default P_Key, TVer 0, the target's transport; the headers
+ * are forge_headers()'s.
+ */
+void Generator::forge(Rng &r, Bth &b, uint8_t &op, unsigned &payload) const
+{
+	/* Requests, with the READs and atomics twice: their replies go out. */
+	static const std::vector<uint8_t> rc_req = {
+		0x04, 0x04, 0x05, 0x00, 0x02, 0x0a, 0x0a, 0x0b, 0x06,
+		0x0c, 0x0c, 0x13, 0x14, 0x17, 0x1c, 0x1d,
+	};
+	static const std::vector<uint8_t> uc_req = {
+		0x24, 0x24, 0x25, 0x20, 0x22, 0x2a, 0x2a, 0x2b, 0x26,
+	};
+	/* ACKs (every syndrome class), READ responses, atomic ACKs. */
+	static const std::vector<uint8_t> rc_resp = {
+		0x11, 0x11, 0x11, 0x10, 0x0d, 0x0e, 0x0f, 0x12,
+	};
+
+	b.pkey = kDefaultPkey;
+	const bool resp = !forge_resp_.empty() && (forge_req_.empty() || r.below(5) < 2);
+	const std::vector<size_t> &from = resp ? forge_resp_ : forge_req_;
+	if (from.empty()) {
+		/* No live RC or UC QP to aim at: a valid request, anywhere. */
+		op = pick(r, rc_req);
+		b.qpn = r.below(1u << 24);
+		b.psn = r.below(1u << 24);
+	} else {
+		const Target &t = cfg_.targets[pick(r, from)];
+		b.qpn = t.qpn;
+		if (resp) {
+			op = pick(r, rc_resp);
+			switch (r.below(4)) {
+			case 0: b.psn = t.sq_psn - 1; break;	/* the last one sent */
+			case 1: b.psn = t.sq_psn; break;
+			case 2: b.psn = t.sq_psn - r.range(2, 8); break;
+			default:
+				b.psn = t.sq_psn - cfg_.psn_back +
+					r.below(cfg_.psn_back + cfg_.psn_guard);
+				break;
+			}
+		} else {
+			op = pick(r, t.type == QpType::uc ? uc_req : rc_req);
+			const uint32_t k = r.below(8);
+			b.psn = t.rq_psn + (k < 4 ? 0 : k < 6 ? r.range(1, 3)
+						      : r.below(cfg_.psn_guard));
+		}
+		b.psn &= kPsnMask;
+	}
+	b.ackreq = !(opcode_info(op).flags & kOpResp) && r.below(4);
+
+	const OpcodeInfo &i = opcode_info(op);
+	const unsigned room = (max_len_ - headers_length(i.hdrs) - kIcrcBytes) & ~3u;
+	const unsigned full = std::min(cfg_.path_mtu, room) & ~3u;
+	if (i.flags & kOpAtomicWrite)
+		payload = 8;
+	else if (!(i.flags & kOpPayload))
+		payload = 0;
+	else if (!(i.flags & kOpLast))
+		payload = full;		/* FIRST and MIDDLE: a full path MTU */
+	else
+		payload = r.below(4) ? r.below(65) : r.below(full + 1);
+}
+
+/* Class forged: the extension headers of @pkt, as its peer would send them. */
+void Generator::forge_headers(Rng &r, std::span<uint8_t> pkt, uint16_t hdrs) const
+{
+	const uint8_t op = pkt[0];
+	const unsigned pad = (pkt[1] >> 4) & 3;
+	const unsigned paylen = pkt.size() - headers_length(hdrs) - kIcrcBytes - pad;
+	auto at = [&](Hdr h) { return (hdrs & h) ? pkt.data() + header_offset(hdrs, h) : nullptr; };
+	auto rkey = [&] { return cfg_.rkeys.empty() ? uint32_t(r.next()) : pick(r, cfg_.rkeys); };
+	/* Where user space buffers are: below 2^47, 8-byte aligned. */
+	auto va = [&] {
+		return 0x7f0000000000ull + (uint64_t(r.below(1u << 24)) << 12) +
+		       (r.below(2) ? 0 : 8 * r.below(512));
+	};
+
+	if (uint8_t *h = at(kHdrReth)) {
+		uint32_t len;
+		switch (op) {
+		case 0x0c:	/* READ: a few MTUs, or far more than any MR */
+			if (r.below(4)) {
+				len = r.range(1, 4 * cfg_.path_mtu);
+			} else {
+				static const std::array<uint32_t, 4> huge = {
+					0x80000000u, 0xffffffffu, 1u << 30, 0x7fffffffu,
+				};
+				len = huge[r.below(huge.size())];
+			}
+			break;
+		case 0x06:
+		case 0x26:	/* WRITE FIRST: a message of several packets */
+			len = paylen * r.range(2, 8);
+			break;
+		case 0x1c:	/* FLUSH */
+			len = r.range(1, 1u << 20);
+			break;
+		default:	/* WRITE ONLY, ATOMIC WRITE: this payload */
+			len = paylen;
+			break;
+		}
+		put_be64(h, va());
+		put_be32(h + 8, rkey());
+		put_be32(h + 12, len);
+	}
+	if (uint8_t *f = at(kHdrFeth))	/* selectivity level, placement type */
+		put_be32(f, r.below(2) << 4 | r.range(1, 2));
+	if (uint8_t *a = at(kHdrAtmeth)) {
+		put_be64(a, va());
+		put_be32(a + 8, rkey());
+		put_be64(a + 12, r.next());	/* swap or add */
+		put_be64(a + 20, r.next());	/* compare */
+	}
+	if (uint8_t *a = at(kHdrAeth)) {
+		/*
+		 * An ACK carries every class of syndrome (ACK with credits,
+		 * RNR NAK, NAK: sequence error, invalid request, remote access
+		 * and operational error, invalid RD request; the reserved
+		 * class); READ responses and atomic ACKs an ACK.
+		 */
+		uint8_t syn = uint8_t(r.below(32));
+		if (op == 0x11) {
+			switch (r.below(10)) {
+			case 0: case 1: case 2: break;
+			case 3: syn |= 0x20; break;
+			case 4: case 5: case 6: case 7: syn = uint8_t(0x60 | r.below(4)); break;
+			default: syn = r.below(2) ? 0x64 : uint8_t(0x40 | r.below(32)); break;
+			}
+		}
+		put_be32(a, uint32_t(syn) << 24 | r.below(1u << 24));
+	}
+	if (uint8_t *o = at(kHdrAtmack))
+		put_be64(o, r.next());		/* the original value */
+	if (uint8_t *k = at(kHdrIeth))
+		put_be32(k, rkey());		/* the rkey to invalidate */
+}
+
 Packet Generator::build(uint64_t index, std::span<uint8_t> buf) const
 {
 	if (buf.size() < max_len_)
@@ -283,8 +483,8 @@ Packet Generator::build(uint64_t index, std::span<uint8_t> buf) const
 	uint64_t mix = index;
 	Rng r(cfg_.seed * 0x9e3779b97f4a7c15ull ^ splitmix64(mix));
 	Packet p;
-	p.klass = Klass(index % kClasses);
-	const uint64_t round = index / kClasses;
+	p.klass = klass_of(index);
+	const uint64_t round = index / turns_;
 	bool valid = r.chance(cfg_.valid_icrc);
 
 	/* A live target, if there is one, for the classes that aim at them. */
@@ -458,6 +658,10 @@ Packet Generator::build(uint64_t index, std::span<uint8_t> buf) const
 		b.resv7 = r.below(128);
 		b.migreq = r.below(2);
 		break;
+	case Klass::forged:
+		forge(r, b, op, payload);
+		valid = true;
+		break;
 	case Klass::count:
 		break;
 	}
@@ -551,6 +755,8 @@ Packet Generator::build(uint64_t index, std::span<uint8_t> buf) const
 			syn |= 0x80;
 		put_be32(a, uint32_t(syn) << 24 | r.below(1u << 24));
 	}
+	if (p.klass == Klass::forged)
+		forge_headers(r, pkt, hdrs);
 	/* Pad bytes are zero on the wire. */
 	if (b.pad && len >= kIcrcBytes + b.pad && p.klass != Klass::bad_length)
 		std::memset(pkt.data() + len - kIcrcBytes - b.pad, 0, b.pad);

@@ -17,7 +17,18 @@
  * the fuzzer runs (rq-psn and sq-psn as read before it starts).  Behind
  * and ahead of that zone are duplicates and sequence errors, which the
  * device must survive without harm.  Packets with a bad ICRC carry any PSN,
- * the exact expected one included: the ICRC must stop them.
+ * the exact expected one included: the ICRC must stop them.  The rule does
+ * not count on the QPs' states (they may change while the fuzzer runs).
+ *
+ * Foreign source (Config::foreign_source): the fuzzer sends from an address
+ * that is no live QP's peer.  The driver takes an RC or UC packet only from
+ * the QP's peer address, sent to the QP's own (vrnic_qp_addr_ok()), so
+ * every packet that would otherwise reach a live RC or UC QP is dropped for
+ * its address (Fate::rx_drop_addr) before an engine sees it.  The rule is
+ * lifted for RC and UC targets there: class forged aims at exactly the PSNs
+ * they expect, with a valid ICRC, and the address check must stop it.  UD
+ * and GSI targets take packets from anyone (their Q_Key is the check) and
+ * keep the rule.
  */
 #pragma once
 
@@ -47,6 +58,9 @@ private:
 
 enum class QpType { rc, uc, ud, gsi };
 
+/* IBA 10.3.1 QP states, as `rdma res show qp` names them. */
+enum class QpState { reset, init, rtr, rts, sqd, sqe, err };
+
 /* A QP of the device under test that exists (and, for rc/uc, carries traffic). */
 struct Target {
 	uint32_t qpn = 0;
@@ -54,6 +68,7 @@ struct Target {
 	uint32_t rq_psn = 0;	/* the next request PSN it expects */
 	uint32_t sq_psn = 0;	/* the next PSN it sends */
 	uint32_t qkey = 0;	/* ud: its Q_Key */
+	QpState state = QpState::rts;	/* as read before the fuzzer starts */
 };
 
 enum class Klass {
@@ -69,6 +84,8 @@ enum class Klass {
 	ud_qkey,	/* UD sends with wrong Q_Keys, GSI included */
 	pkey,		/* a P_Key other than the default */
 	bth_bits,	/* TVer, resv8a, resv7, MigReq, SE */
+	forged,		/* foreign source only: valid requests and responses
+			   at the PSNs live RC/UC QPs expect, see above */
 	count
 };
 inline constexpr unsigned kClasses = unsigned(Klass::count);
@@ -83,6 +100,9 @@ enum class Fate {
 	rx_drop_malformed,	/* opcode, TVer, length, pad; wrong transport */
 	rx_drop_no_qp,
 	rx_drop_pkey,		/* IBA 10.9.3: not the default P_Key */
+	rx_drop_qp_state,	/* IBA 10.3.1: a request to a QP before RTR or
+				   in ERR, a response before RTS (Target::state) */
+	rx_drop_addr,		/* RC/UC: not from the QP's peer (foreign source) */
 	rx_drop_qkey,
 	to_qp,			/* handed to the QP: the engines decide */
 	count
@@ -119,6 +139,10 @@ struct Config {
 	uint32_t psn_guard = 1u << 21;	/* see the safety rule above */
 	uint32_t psn_back = 4096;
 	unsigned psn_window = 256;	/* how far behind/ahead "near" is */
+	bool foreign_source = false;	/* ep.src is no live QP's peer: see above */
+	unsigned forged_weight = 1;	/* foreign source: of every kClasses - 1 +
+					   forged_weight packet numbers, class
+					   forged takes this many, the others one */
 };
 
 struct Packet {
@@ -136,6 +160,16 @@ public:
 	/* The largest UDP payload the generator emits (buffer size). */
 	unsigned max_len() const { return max_len_; }
 
+	/*
+	 * The class of packet @index: the classes take turns, one packet
+	 * number each, forged Config::forged_weight of them in foreign-source
+	 * mode and none otherwise (then the classes are numbered as they were
+	 * before class forged existed).
+	 */
+	Klass klass_of(uint64_t index) const;
+	/* Whether klass_of() ever returns @k. */
+	bool generates(Klass k) const;
+
 	/* Build packet @index into @buf (at least max_len() bytes). */
 	Packet build(uint64_t index, std::span<uint8_t> buf) const;
 
@@ -148,10 +182,16 @@ private:
 	const Target *find(uint32_t qpn) const;
 	void finish(std::span<uint8_t> pkt, Packet &p, bool valid, Rng &r) const;
 	bool unsafe(std::span<const uint8_t> pkt) const;
+	void forge(Rng &r, Bth &b, uint8_t &op, unsigned &payload) const;
+	void forge_headers(Rng &r, std::span<uint8_t> pkt, uint16_t hdrs) const;
 
 	Config cfg_;
 	unsigned max_len_;
+	uint64_t turns_;			/* packet numbers in a round of classes */
 	std::vector<size_t> rc_targets_;	/* indices of the RC targets */
+	/* Class forged: RC/UC targets whose state takes requests; RC ones
+	   whose state takes responses. */
+	std::vector<size_t> forge_req_, forge_resp_;
 };
 
 } // namespace vrnic::fuzz

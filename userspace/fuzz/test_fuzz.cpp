@@ -2,7 +2,8 @@
 /*
  * Unit tests of the fuzzer: header layout against the driver's opcode
  * table, the ICRC against independently computed vectors, and the
- * generator's determinism and fate predictions.
+ * generator's determinism, fate predictions and safety rule, with and
+ * without a foreign source.
  */
 #include "mutate.hpp"
 
@@ -153,6 +154,22 @@ Config config()
 	return c;
 }
 
+/*
+ * From an address no live QP's peer has: an RC QP in RTS, a UC QP, the UD
+ * QP, and an RC QP in RTR (responses to it are dropped for its state).
+ */
+Config foreign()
+{
+	Config c = config();
+	c.foreign_source = true;
+	c.targets.push_back({0x13, QpType::uc, 0x300, 0x400, 0});
+	c.targets.push_back({0x14, QpType::rc, 0x500, 0, 0, QpState::rtr});
+	return c;
+}
+
+uint32_t qpn_of(const std::vector<uint8_t> &b) { return b[5] << 16 | b[6] << 8 | b[7]; }
+uint32_t psn_of(const std::vector<uint8_t> &b) { return b[9] << 16 | b[10] << 8 | b[11]; }
+
 } // namespace
 
 TEST(Generator, SameSeedSamePackets)
@@ -189,14 +206,22 @@ TEST(Generator, OtherSeedOtherPackets)
 	EXPECT_GT(differ, 90u);
 }
 
-/* Every class and every opcode appear; the fates agree with predict(). */
-TEST(Generator, CoversClassesOpcodesAndFates)
+/*
+ * Every class and every opcode appear; the fates agree with predict().
+ * Without a foreign source class forged does not, and no packet is dropped
+ * for its address; config() has no QP in a state that drops any.
+ */
+class Covers : public testing::TestWithParam<bool> {};
+
+TEST_P(Covers, ClassesOpcodesAndFates)
 {
-	Generator g(config());
+	const bool foreign_source = GetParam();
+	Generator g(foreign_source ? foreign() : config());
 	std::vector<uint8_t> buf(g.max_len());
 	std::set<unsigned> classes, fates, sweep;
 	for (uint64_t i = 0; i < 50000; i++) {
 		Packet p = g.build(i, buf);
+		ASSERT_EQ(p.klass, g.klass_of(i));
 		classes.insert(unsigned(p.klass));
 		fates.insert(unsigned(p.fate));
 		if (p.klass == Klass::opcode_sweep && p.len > 0)
@@ -210,32 +235,199 @@ TEST(Generator, CoversClassesOpcodesAndFates)
 			ASSERT_NE(p.fate, Fate::to_qp) << "packet " << i;
 		}
 	}
-	EXPECT_EQ(classes.size(), kClasses);
-	EXPECT_EQ(fates.size(), kFates);
 	EXPECT_EQ(sweep.size(), 256u);
+	if (foreign_source) {
+		EXPECT_EQ(classes.size(), kClasses);
+		EXPECT_EQ(fates.size(), kFates);
+		return;
+	}
+	EXPECT_EQ(classes.size(), kClasses - 1);
+	EXPECT_FALSE(classes.count(unsigned(Klass::forged)));
+	EXPECT_EQ(fates.size(), kFates - 2);
+	EXPECT_FALSE(fates.count(unsigned(Fate::rx_drop_addr)));
+	EXPECT_FALSE(fates.count(unsigned(Fate::rx_drop_qp_state)));
 }
 
-/* No packet with a valid ICRC that the live QP would take reaches it. */
+INSTANTIATE_TEST_SUITE_P(Generator, Covers, testing::Values(false, true),
+			 [](const testing::TestParamInfo<bool> &i) {
+				 return i.param ? "ForeignSource" : "PeerSource";
+			 });
+
+/*
+ * No packet with a valid ICRC that the live QP would take reaches it, the
+ * expected PSNs of its RC QP included, whatever its state: outside
+ * foreign-source mode the safety rule holds for every class.
+ */
 TEST(Generator, LiveQpsAreSafe)
 {
 	Config c = config();
+	c.targets.push_back({0x14, QpType::rc, 0x500, 0x600, 0, QpState::rtr});
 	Generator g(c);
 	std::vector<uint8_t> buf(g.max_len());
 	for (uint64_t i = 0; i < 50000; i++) {
 		Packet p = g.build(i, buf);
+		ASSERT_NE(p.klass, Klass::forged) << "packet " << i;
+		ASSERT_NE(p.fate, Fate::rx_drop_addr) << "packet " << i;
+		const bool live_rc = p.valid_icrc && p.len >= kBthBytes &&
+				     (qpn_of(buf) == 0x11 || qpn_of(buf) == 0x14);
+		if (live_rc && p.fate == Fate::rx_drop_qp_state) {
+			/* Its state drops it now, but the rule does not count on it. */
+			ASSERT_EQ(qpn_of(buf), 0x14u) << "packet " << i;
+			ASSERT_GE((psn_of(buf) - (0x600 - c.psn_back)) & kPsnMask,
+				  c.psn_back + c.psn_guard) << "packet " << i;
+		}
 		if (p.fate != Fate::to_qp)
 			continue;
 		const uint32_t qpn = buf[5] << 16 | buf[6] << 8 | buf[7];
 		const uint32_t psn = buf[9] << 16 | buf[10] << 8 | buf[11];
 		ASSERT_NE(qpn, 0x12u) << "a UD send the live UD QP would take, packet " << i;
-		if (qpn != 0x11)
+		if (qpn != 0x11 && qpn != 0x14)
 			continue;
+		const uint32_t rq = qpn == 0x11 ? 0x100 : 0x500;
+		const uint32_t sq = qpn == 0x11 ? 0x200000 : 0x600;
 		if (opcode_info(buf[0]).flags & kOpResp)
-			ASSERT_GE((psn - (0x200000 - c.psn_back)) & kPsnMask,
+			ASSERT_GE((psn - (sq - c.psn_back)) & kPsnMask,
 				  c.psn_back + c.psn_guard) << "packet " << i;
 		else
-			ASSERT_GE((psn - 0x100) & kPsnMask, c.psn_guard) << "packet " << i;
+			ASSERT_GE((psn - rq) & kPsnMask, c.psn_guard) << "packet " << i;
 	}
+}
+
+/* Class forged takes turns only in foreign-source mode, as many as asked. */
+TEST(Generator, ForgedOnlyFromAForeignSource)
+{
+	Config c = config();
+	c.forged_weight = 12;		/* ignored without a foreign source */
+	Generator peer(c);
+	EXPECT_FALSE(peer.generates(Klass::forged));
+	/* The classes take turns as before class forged existed. */
+	for (uint64_t i = 0; i < 1000; i++)
+		ASSERT_EQ(peer.klass_of(i), Klass(i % (kClasses - 1))) << "packet " << i;
+	std::vector<uint8_t> buf(peer.max_len());
+	for (uint64_t i = 0; i < 20000; i++)
+		ASSERT_NE(peer.build(i, buf).klass, Klass::forged) << "packet " << i;
+
+	c.foreign_source = true;
+	Generator g(c);
+	EXPECT_TRUE(g.generates(Klass::forged));
+	unsigned forged = 0;
+	for (uint64_t i = 0; i < 24000; i++)
+		forged += g.build(i, buf).klass == Klass::forged;
+	EXPECT_EQ(forged, 12000u);	/* 12 of every 12 + 12 */
+
+	c.forged_weight = 0;
+	Generator none(c);
+	EXPECT_FALSE(none.generates(Klass::forged));
+	for (uint64_t i = 0; i < 1000; i++)
+		ASSERT_NE(none.klass_of(i), Klass::forged) << "packet " << i;
+}
+
+/*
+ * Every forged packet is valid, for a live RC or UC QP that takes it in its
+ * state, at a PSN it expects, and dropped for its address.  Together they
+ * cover what the class is for: SENDs, WRITEs and READs (a huge one too) with
+ * a live rkey, atomics, each syndrome class of ACK, READ responses and
+ * atomic ACKs, at rq-psn, sq-psn - 1 and sq-psn exactly.
+ */
+TEST(Generator, ForgedPacketsAreDroppedForTheirAddress)
+{
+	Config c = foreign();
+	c.forged_weight = 4;
+	Generator g(c);
+	Generator peer(config());
+	std::vector<uint8_t> buf(g.max_len());
+	std::set<unsigned> ops, syndromes, rkeys;
+	unsigned at_rq = 0, at_sq = 0, before_sq = 0, huge_read = 0, uc = 0, seen = 0;
+	for (uint64_t i = 0; i < 40000; i++) {
+		Packet p = g.build(i, buf);
+		if (p.klass != Klass::forged)
+			continue;
+		seen++;
+		const std::span<const uint8_t> pkt(buf.data(), p.len);
+		const OpcodeInfo &info = opcode_info(buf[0]);
+		ASSERT_TRUE(p.valid_icrc) << "packet " << i;
+		ASSERT_EQ(p.fate, Fate::rx_drop_addr) << "packet " << i;
+		ASSERT_EQ(g.predict(pkt), Fate::rx_drop_addr) << "packet " << i;
+		ASSERT_EQ((buf[2] << 8 | buf[3]), kDefaultPkey) << "packet " << i;
+		ASSERT_TRUE(info.name) << "packet " << i;
+		const uint32_t qpn = qpn_of(buf), psn = psn_of(buf);
+		ASSERT_TRUE(qpn == 0x11 || qpn == 0x13 || qpn == 0x14) << "packet " << i;
+		ASSERT_EQ(transport_of(buf[0]), qpn == 0x13 ? 0x20 : 0x00) << "packet " << i;
+		ops.insert(buf[0]);
+		uc += qpn == 0x13;
+		if (info.flags & kOpResp) {
+			ASSERT_EQ(qpn, 0x11u) << "a response to a QP not in RTS, packet " << i;
+			ASSERT_LT((psn - (0x200000 - c.psn_back)) & kPsnMask,
+				  c.psn_back + c.psn_guard) << "packet " << i;
+			at_sq += psn == 0x200000;
+			before_sq += psn == 0x1fffff;
+			if (buf[0] == 0x11)
+				syndromes.insert(buf[kBthBytes] >> 5);
+		} else {
+			const uint32_t rq = qpn == 0x11 ? 0x100 : qpn == 0x13 ? 0x300 : 0x500;
+			ASSERT_LT((psn - rq) & kPsnMask, c.psn_guard) << "packet " << i;
+			at_rq += psn == rq;
+		}
+		if (info.hdrs & kHdrReth) {
+			const uint8_t *reth = buf.data() + header_offset(info.hdrs, kHdrReth);
+			rkeys.insert(get_be32(reth + 8));
+			huge_read += buf[0] == 0x0c && get_be32(reth + 12) >= (1u << 30);
+		}
+		/* With the peer's address, the same packet reaches the QP. */
+		if (qpn != 0x13 && qpn != 0x14) {
+			ASSERT_EQ(peer.predict(pkt), Fate::to_qp) << "packet " << i;
+		}
+	}
+	EXPECT_EQ(seen, 10000u);	/* 4 of every 12 + 4 */
+	for (uint8_t op : {0x04, 0x00, 0x0a, 0x0c, 0x13, 0x14, 0x11, 0x10, 0x0d, 0x12,
+			   0x24, 0x20, 0x2a})
+		EXPECT_TRUE(ops.count(op)) << "opcode " << int(op);
+	EXPECT_EQ(syndromes, (std::set<unsigned>{0, 1, 2, 3}));	/* ACK, RNR, reserved, NAK */
+	EXPECT_EQ(rkeys.count(0x1234), 1u);
+	EXPECT_GT(at_rq, 1000u);
+	EXPECT_GT(at_sq, 100u);
+	EXPECT_GT(before_sq, 100u);
+	EXPECT_GT(huge_read, 10u);
+	EXPECT_GT(uc, 1000u);
+}
+
+/*
+ * From a foreign source every packet that would reach a live RC or UC QP is
+ * dropped for its address, the psn class's too, while UD and GSI targets
+ * fare as from the peer: the same bytes, predicted both ways.
+ */
+TEST(Generator, ForeignSourceDropsOnlyConnectedQps)
+{
+	Config fc = foreign(), pc = foreign();
+	pc.foreign_source = false;
+	Generator g(fc), peer(pc);
+	std::vector<uint8_t> buf(g.max_len());
+	unsigned psn_rc = 0, ud = 0, ud_to_qp = 0;
+	for (uint64_t i = 0; i < 40000; i++) {
+		Packet p = g.build(i, buf);
+		const std::span<const uint8_t> pkt(buf.data(), p.len);
+		const Fate from_peer = peer.predict(pkt);
+		const uint32_t qpn = p.len >= kBthBytes ? qpn_of(buf) : ~0u;
+		if (qpn == 0x11 || qpn == 0x13 || qpn == 0x14) {
+			const Fate want = from_peer == Fate::to_qp ? Fate::rx_drop_addr
+								   : from_peer;
+			ASSERT_EQ(p.fate, want) << "packet " << i;
+			if (p.klass == Klass::psn && qpn == 0x11 && p.valid_icrc &&
+			    from_peer == Fate::to_qp)
+				psn_rc++;
+		} else {
+			ASSERT_EQ(p.fate, from_peer) << "packet " << i;
+			ASSERT_NE(p.fate, Fate::rx_drop_addr) << "packet " << i;
+			if (qpn == 0x12) {
+				ud++;
+				ud_to_qp += p.fate == Fate::to_qp;
+			}
+		}
+	}
+	EXPECT_GT(psn_rc, 100u);
+	EXPECT_GT(ud, 1000u);
+	/* The safety rule still holds for the UD QP: nothing it would take. */
+	EXPECT_EQ(ud_to_qp, 0u);
 }
 
 TEST(Generator, OversizeExceedsThePathMtu)
@@ -243,7 +435,9 @@ TEST(Generator, OversizeExceedsThePathMtu)
 	Generator g(config());
 	std::vector<uint8_t> buf(g.max_len());
 	unsigned seen = 0;
-	for (uint64_t i = uint64_t(Klass::oversize); i < 20000; i += kClasses) {
+	for (uint64_t i = 0; i < 20000; i++) {
+		if (g.klass_of(i) != Klass::oversize)
+			continue;
 		Packet p = g.build(i, buf);
 		ASSERT_EQ(p.klass, Klass::oversize);
 		EXPECT_GT(p.len, 4096u + 12u);
@@ -272,4 +466,48 @@ TEST(Predict, DriverChecksInOrder)
 	p[20] ^= 1;					/* payload changed, ICRC not */
 	EXPECT_EQ(g.predict(p), Fate::rx_drop_icrc);
 	EXPECT_EQ(g.predict(std::span(p).first(15)), Fate::rx_drop_icrc);
+}
+
+/* The QP's state, then (RC and UC only) the address, then the Q_Key. */
+TEST(Predict, StateThenAddressThenQkey)
+{
+	Config pc = foreign();
+	pc.foreign_source = false;	/* the same QPs, from their peer */
+	Generator peer(pc), g(foreign());
+	Endpoints ep = config().ep;
+	auto p = send_only();
+	put_icrc(p, icrc(ep, p));
+	EXPECT_EQ(peer.predict(p), Fate::to_qp);		/* RC QP 0x11 in RTS */
+	EXPECT_EQ(g.predict(p), Fate::rx_drop_addr);
+	p[7] = 0x14;					/* RC QP in RTR: takes requests */
+	put_icrc(p, icrc(ep, p));
+	EXPECT_EQ(peer.predict(p), Fate::to_qp);
+	EXPECT_EQ(g.predict(p), Fate::rx_drop_addr);
+	p[0] = 0x11;					/* but not an ACK */
+	p.resize(kBthBytes + kAethBytes + kIcrcBytes);
+	put_icrc(p, icrc(ep, p));
+	EXPECT_EQ(peer.predict(p), Fate::rx_drop_qp_state);
+	EXPECT_EQ(g.predict(p), Fate::rx_drop_qp_state);
+	p[7] = 0x13;					/* an RC ACK at the UC QP */
+	put_icrc(p, icrc(ep, p));
+	EXPECT_EQ(g.predict(p), Fate::rx_drop_malformed);
+	p[0] = 0x24;					/* UC SEND ONLY */
+	put_icrc(p, icrc(ep, p));
+	EXPECT_EQ(peer.predict(p), Fate::to_qp);
+	EXPECT_EQ(g.predict(p), Fate::rx_drop_addr);
+
+	/* UD SEND ONLY to the UD QP: its Q_Key decides, from anyone. */
+	std::vector<uint8_t> ud(kBthBytes + kDethBytes + 8 + kIcrcBytes);
+	Bth b;
+	b.opcode = 0x64;
+	b.qpn = 0x12;
+	write_bth(ud.data(), b);
+	put_be32(ud.data() + kBthBytes, 0x11111111);
+	put_icrc(ud, icrc(ep, ud));
+	EXPECT_EQ(peer.predict(ud), Fate::to_qp);
+	EXPECT_EQ(g.predict(ud), Fate::to_qp);
+	put_be32(ud.data() + kBthBytes, 0x11111112);
+	put_icrc(ud, icrc(ep, ud));
+	EXPECT_EQ(peer.predict(ud), Fate::rx_drop_qkey);
+	EXPECT_EQ(g.predict(ud), Fate::rx_drop_qkey);
 }

@@ -6,7 +6,11 @@
 # table and, last, "verdict ok" or "verdict fail": every drop counter
 # moved by what the fuzzer predicted (less what was lost before the
 # device: veth and UDP drops, unsent packets), and the device counted at
-# least every packet that reached it.
+# least every packet that reached it.  rx_drop_qp_state counts what the
+# QPs' states refuse (the fuzzer is told them), rx_drop_addr what RC and UC
+# QPs refuse from a foreign source (vrnic-fuzz --foreign-source): none in
+# the other phases, and in that one at least one packet must have been
+# aimed at them, or the phase proved nothing.
 def sp($n): if $n > 0 then " " * $n else "" end;
 def l($n): tostring | . + sp($n - length);
 def r($n): tostring | sp($n - length) + .;
@@ -25,22 +29,23 @@ $fz[0] as $fz | $a[0] as $a | $b[0] as $b
 | ["duplicate_request", "out_of_seq_request", "rcvd_seq_err", "rcvd_rnr_err",
    "remote_access_err", "send_rnr_err", "retransmits", "retry_exceeded_err", "send_err",
    "rx_drop_req", "rx_drop_resp"] as $eng
-# A counter the device lacks is null: never equal to what is expected.
-| [("rx-drop-icrc", "rx-drop-malformed", "rx-drop-no-qp", "rx-drop-pkey", "rx-drop-qkey")
+| ($fz["foreign-source"] // false) as $foreign
+# In vrnic_recv()'s order of checks.  A counter the device lacks is null:
+# never equal to what is expected.
+| [("rx-drop-icrc", "rx-drop-malformed", "rx-drop-no-qp", "rx-drop-pkey", "rx-drop-qp-state",
+    "rx-drop-addr", "rx-drop-qkey")
    | . as $c | $hw[$c | gsub("-"; "_")] as $d | $exp[$c] as $e
    | {c: $c, d: $d, e: $e,
       good: (if $d == null then false elif $lost == 0 then $d == $e
              else $e - $lost <= $d and $d <= $e end)}] as $rows
 | ([$eng[] | $hw[.] // 0] | add) as $counted
 | ($hw.rcvd_pkts != null and $hw.rcvd_pkts >= $fz.sent - $lost) as $rcvd_ok
+| ((($exp["rx-drop-addr"] // 0) > 0) or ($foreign | not)) as $aimed
 | "seed \($fz.seed), \($fz.sent) sent (\($fz["valid-icrc"]) with a valid ICRC), \($fz.pps | round)/s; lost before the device: \($lost) (veth \($link), UDP \($udp_lost), unsent \($fz.count - $fz.sent))",
+  "from \($fz.src)" + (if $foreign then ", no live QP's peer (foreign source; class forged \($fz["forged-weight"]) of every \(($fz.classes | length) - 1 + $fz["forged-weight"]) packet numbers)" else "" end),
   ("counter" | l(20)) + " " + ("expected" | r(10)) + " " + ("delta" | r(10)),
   ($rows[] | (.c | l(20)) + " " + (.e | r(10)) + " " + (.d | r(10)) + " "
    + (if .good then "" else "MISMATCH" end)),
-  # Responses to a QP in RTR (ib_write_bw's passive side) are dropped for
-  # its state; the fuzzer does not model QP states, so these are reported.
-  ("rx-drop-qp-state" | l(20)) + " " + ("" | r(10)) + " " + ($hw.rx_drop_qp_state | r(10))
-   + "  (responses to RTR QPs)",
   ("to-qp" | l(20)) + " " + ($exp["to-qp"] | r(10)) + " " + (0 | r(10))
    + "  (to the QPs: the engines decide)",
   ($eng[] | l(20) + " " + ("" | r(10)) + " " + ($hw[.] // 0 | r(10))),
@@ -51,5 +56,8 @@ $fz[0] as $fz | $a[0] as $a | $b[0] as $b
   ($fz.classes | to_entries[] | "  " + (.key | l(13)) + " " + (.value.sent | r(8)) + " "
    + (.value["valid-icrc"] | r(8)) + "  "
    + ([.value.expect | to_entries[] | select(.value != 0) | "\(.key)=\(.value)"] | join(" "))),
-  (if ([$rows[].good] | all) and $rcvd_ok then "verdict ok"
-   else "verdict fail" + (if $rcvd_ok then "" else " (rcvd_pkts below what reached the device)" end) end)
+  (if ([$rows[].good] | all) and $rcvd_ok and $aimed then "verdict ok"
+   else "verdict fail"
+    + (if $rcvd_ok then "" else " (rcvd_pkts below what reached the device)" end)
+    + (if $aimed then "" else " (a foreign source, but no packet aimed at a live RC or UC QP)" end)
+   end)

@@ -5,24 +5,35 @@
 # fuzzes vrnic0 (the servers' side) from ns1, phase "req" fuzzes vrnic1
 # (the clients' side) from ns0, each aiming at the live QPs and rkeys of
 # ibv_rc_pingpong (payload checked with -c) and ib_write_bw, one traffic
-# through both phases.  Each phase asserts: the traffic ran throughout
-# and its QPs are unharmed, and every packet that dispatch must drop is in
-# its drop counter (the fuzzer predicts each packet's fate; lost packets,
-# UDP and veth drops, are accounted for).  After both, the pingpongs'
-# payloads checked out, a fresh pingpong works and the devices delete
-# cleanly.  The testbed's log scan fails the run on any oops, WARN
-# or KASAN report.
+# through all phases.  Phase "addr" fuzzes vrnic1 again from ns0, but from
+# a second address of veth0, 10.97.0.3, that is no QP's peer
+# (--foreign-source): half its packets are of class forged, requests and
+# responses valid in every other respect at the PSNs the live QPs expect,
+# which only the address check of RC and UC packets (rx_drop_addr) keeps
+# from completing the pingpong's receives, moving a QP to ERR or having a
+# READ answered at the real peer.  Each phase asserts: the traffic ran
+# throughout and its QPs are unharmed, and every packet that dispatch must
+# drop is in its drop counter, rx_drop_addr and rx_drop_qp_state included
+# (the fuzzer predicts each packet's fate from the QPs' states and its own
+# source; lost packets, UDP and veth drops, are accounted for).  After all
+# three, the pingpongs' payloads checked out, a fresh pingpong works and
+# the devices delete cleanly.  The testbed's log scan fails the run on any
+# oops, WARN or KASAN report.
 #
-# FUZZ_COUNT: packets per phase (default 500000 in the stock kernel at
-# 10000/s, two phases: a million; 6000 in the debug kernel at 1000/s, as
-# fast as it takes them with KASAN); FUZZ_RATE: packets per second (0 =
-# as fast as the guest sends); FUZZ_SEED: the seed (the log prints it, and
-# `vrnic-fuzz --show N` rebuilds packet N of a phase); FUZZ_CLASSES: only
-# these mutation classes (names as in `vrnic-fuzz -j`; default all).
+# FUZZ_COUNT: packets per phase resp and req (default 500000 in the stock
+# kernel at 10000/s, two phases: a million; 6000 in the debug kernel at
+# 1000/s, as fast as it takes them with KASAN); FUZZ_ADDR_COUNT: packets
+# of phase addr (default half FUZZ_COUNT); FUZZ_RATE: packets per second
+# (0 = as fast as the guest sends); FUZZ_SEED: the seed (the log prints
+# it, and `vrnic-fuzz --show N` rebuilds packet N of a phase);
+# FUZZ_CLASSES: only these mutation classes (names as in `vrnic-fuzz -j`;
+# default all; forged is sent in phase addr only, always).
 #
-# The fuzzer never forges, with a valid ICRC, a packet the spec requires a
-# live QP to accept (see userspace/fuzz/mutate.hpp): whatever breaks the
-# real traffic is the driver's doing.
+# Outside phase addr the fuzzer never forges, with a valid ICRC, a packet
+# the spec requires a live QP to accept (see userspace/fuzz/mutate.hpp):
+# whatever breaks the real traffic is the driver's doing.  In phase addr
+# it does, to the RC QPs, from an address the driver must refuse them
+# from.
 . tools/testbed/guest-lib.sh
 bin=${VRNIC_BUILD:-build}/userspace/fuzz/vrnic-fuzz
 [ -x "$bin" ] || { echo "$bin is not built (make userspace)"; exit 1; }
@@ -41,10 +52,19 @@ else
 	RATE=${FUZZ_RATE:-10000}
 	slow=1
 fi
+# Phase addr: half the packets of the others (its own setup costs what
+# theirs does: the counters, the targets, the judge), half of them forged.
+NA=${FUZZ_ADDR_COUNT:-$((N / 2 > 0 ? N / 2 : 1))}
+FORGED_WEIGHT=12	# of every 12 + 12 packet numbers (vrnic-fuzz --forged-weight)
+FOREIGN=10.97.0.3	# ns0's second address, no QP's peer
 SEED=${FUZZ_SEED:-$(date +%s)}
 MTU=9000
-classes=
-for c in ${FUZZ_CLASSES:-}; do classes="$classes --class $c"; done
+classes="" aclasses=""
+for c in ${FUZZ_CLASSES:-}; do
+	[ "$c" = forged ] || classes="$classes --class $c"
+	aclasses="$aclasses --class $c"
+done
+[ -z "$aclasses" ] || [[ "$aclasses " == *" forged "* ]] || aclasses="$aclasses --class forged"
 out=$VRNIC_OUT
 
 tb_netns_pair "$MTU"
@@ -60,7 +80,7 @@ if [ -d $tr/events/vrnic ]; then
 fi
 g0=$(tb_gid_index vrnic0)
 g1=$(tb_gid_index vrnic1)
-echo "fuzz: $N packets per phase at ${RATE}/s, seed $SEED"
+echo "fuzz: $N packets per phase (addr: $NA) at ${RATE}/s, seed $SEED"
 
 # counters DEV NS: one JSON object of DEV's hw counters, the UDP MIB of NS
 # and the drop counts of both veth ends (/proc/net/dev: its receive drops
@@ -100,7 +120,9 @@ counters() {
 }
 
 # targets DEV: --target-qpn and --target-rkey options for every QP and MR
-# DEV has (rdma res sees every namespace's: the rdma subsystem is shared).
+# DEV has (rdma res sees every namespace's: the rdma subsystem is shared),
+# each QP with its PSNs and its state (ib_write_bw's passive side, in RTR,
+# drops responses for it).
 # jq, not python3: in the debug kernel python3 takes some 3 s to start.
 targets() {
 	rdma res show qp -j -dd >"$out/qp.json"
@@ -116,7 +138,7 @@ targets() {
 	done <<<"$(jq -r --arg d "$1" --slurpfile mr "$out/mr.json" '
 		{"RC": "rc", "UC": "uc", "UD": "ud", "GSI": "gsi"} as $t
 		| (.[] | select(.ifname == $d and $t[.type] != null)
-		   | "Q \(.lqpn):\($t[.type]):\(."rq-psn" // 0):\(."sq-psn" // 0)"),
+		   | "Q \(.lqpn):\($t[.type]):\(."rq-psn" // 0):\(."sq-psn" // 0):0:\(.state // "RTS")"),
 		  ($mr[0][] | select(.ifname == $d and has("rkey"))
 		   | if (.rkey | type) == "string" then "H \(.rkey)" else "N \(.rkey)" end)
 		' "$out/qp.json")"
@@ -136,7 +158,7 @@ connected() {
 }
 
 # traffic_start: the real traffic between ns0 (servers) and ns1
-# (clients), for both phases: ibv_rc_pingpong (payload checked with -c,
+# (clients), for all phases: ibv_rc_pingpong (payload checked with -c,
 # sleeping on CQ events) and ib_write_bw.  Returns once both devices have
 # their two connected RC QPs.
 traffic_start() {
@@ -149,8 +171,9 @@ traffic_start() {
 	# once the fuzzer is done, so a long bound costs nothing: 60 s more,
 	# 600 s in the debug kernel (whose setup of the phase took 240 s
 	# beside the stock lane of make check, and outlasted 2000 packets'
-	# 38 s x 3).
-	local dur=$(( 2 * (4 * N / (RATE > 0 ? RATE : 20000 / slow) + 60 * slow) )) iters
+	# 38 s x 3).  Phase addr's NA packets count the same way.
+	local rate=$((RATE > 0 ? RATE : 20000 / slow)) iters
+	local dur=$(( 2 * (4 * N / rate + 60 * slow) + 4 * NA / rate + 60 * slow ))
 	# ibv_rc_pingpong does 700 (beside ib_write_bw and the fuzzer) to
 	# 4000 (alone) iterations/s here: more than it can do in the phase;
 	# it is stopped once the fuzzer is done and the counters are read.
@@ -161,7 +184,7 @@ traffic_start() {
 	# a sliver of them (40 s to read the counters, in the debug kernel
 	# beside the stock lane of make check): the traffic runs at nice 19,
 	# which changes nothing of what the kernel does with its packets, and
-	# the pingpongs sleep on CQ events (-e).  One traffic for both phases:
+	# the pingpongs sleep on CQ events (-e).  One traffic for all phases:
 	# its setup took the debug kernel some 40 s a phase.
 	echo "== traffic for ~$dur s [$(tb_uptime) s]"
 	ip netns exec ns0 nice -n 19 timeout $((dur * 2 + 120)) ibv_rc_pingpong -d vrnic0 -g "$g0" \
@@ -187,7 +210,7 @@ traffic_start() {
 	tb_duty_start 25 "$bws" "$bwc"
 }
 
-# traffic_stop: the traffic, still going after both phases, is stopped;
+# traffic_stop: the traffic, still going after all phases, is stopped;
 # the pingpongs' payloads checked out.
 traffic_stop() {
 	tb_duty_stop
@@ -200,10 +223,14 @@ traffic_stop() {
 	fi
 }
 
-# phase NAME DEV DEVNS FROMNS DST: vrnic-fuzz from FROMNS at DEV's address
-# DST, into the running traffic.
+# phase NAME DEV DEVNS FROMNS DST COUNT CLASSES [SRC [OPTION...]]: COUNT
+# packets of vrnic-fuzz from FROMNS (from its address SRC, default the
+# route's) at DEV's address DST, into the running traffic; CLASSES and
+# the OPTIONs go to vrnic-fuzz.
 phase() {
-	local name=$1 dev=$2 devns=$3 from=$4 dst=$5
+	local name=$1 dev=$2 devns=$3 from=$4 dst=$5 n=$6 cls=$7 srcopt=""
+	[ -z "${8:-}" ] || srcopt="--src $8"
+	shift $(($# < 8 ? $# : 8))
 	local p=$out/$name
 	echo "== phase $name: $dev in $devns, fuzzed from $from [$(tb_uptime) s]"
 	local opts
@@ -214,8 +241,8 @@ phase() {
 	echo "counters before [$(tb_uptime) s]"
 	counters "$dev" "$devns" >"$p.before.json"
 	echo "fuzzing [$(tb_uptime) s]"
-	local frc=0 args="-n $N --seed $SEED --mtu $MTU --path-mtu 4096$classes $opts"
-	ip netns exec "$from" "$bin" "$dst" $args --rate "$RATE" -j \
+	local frc=0 args="-n $n --seed $SEED --mtu $MTU --path-mtu 4096$cls $opts${*:+ $*}"
+	ip netns exec "$from" "$bin" "$dst" $srcopt $args --rate "$RATE" -j \
 		>"$p.fuzz.json" 2>"$p.fuzz.err" || frc=$?
 	sleep 1	# let the last packets drain through softirq
 	echo "counters after [$(tb_uptime) s]"
@@ -294,8 +321,16 @@ phase() {
 
 pps="" bws="" ppc="" bwc=""
 traffic_start
-phase resp vrnic0 ns0 ns1 10.97.0.1
-phase req vrnic1 ns1 ns0 10.97.0.2
+phase resp vrnic0 ns0 ns1 10.97.0.1 "$N" "$classes"
+phase req vrnic1 ns1 ns0 10.97.0.2 "$N" "$classes"
+# Phase addr: the clients' QPs (both in RTS, ib_write_bw's with WRITEs in
+# flight) take forged requests at their rq-psn and ACKs, NAKs and READ
+# responses at their sq-psn from 10.97.0.3; the judge wants every one in
+# rx_drop_addr.
+tb_check fuzz/addr/address-added ip -n ns0 addr add "$FOREIGN/24" dev veth0
+phase addr vrnic1 ns1 ns0 10.97.0.2 "$NA" "$aclasses" "$FOREIGN" \
+	--foreign-source --forged-weight "$FORGED_WEIGHT"
+tb_check fuzz/addr/address-removed ip -n ns0 addr del "$FOREIGN/24" dev veth0
 traffic_stop
 
 # After the fuzzing, a fresh connection still works: 500 round trips, 100
