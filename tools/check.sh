@@ -368,29 +368,33 @@ debug_common=(--env "VRNIC_KUNIT_KO=$REPO_DIR/build/kmod/debug/vrnic-kunit/rdma_
 # namespaces: every packet through the UDP socket, the netdev and the
 # receive softirq of either CPU; the stock kernel runs it in loopback too)
 # with every vrnic trace event on (their recording runs under the
-# checkers; bpftrace itself runs in the stock kernel), and netem's mixed
-# case.  Two: teardown and the fuzzer.  At
-# check's sizes.
+# checkers; bpftrace itself runs in the stock kernel).  Two: teardown's
+# four cases that free, the fuzzer, and devices created while their
+# namespace is deleted (netns-race).  At check's sizes.  netem runs in
+# the stock kernel in make check (all its cases), in both in check-full:
+# the debug kernel's retransmission and NAK paths run in make check
+# through conformance-veth's fault tests and the fuzzer.
 # full: four boots; the limits are 2-3 times what each took in CI, the
 # guest's own the sum of its set plus its boot.
 dj_one-a() {
 	if [ "$tier" = check ]; then
-		dsuite debug/one-a one 2400 kunit:400 conformance-veth:600 netem:900 -- \
-			"${kenv[@]}" "${debug_common[@]}" --env VRNIC_TRACE_EVENTS=1 \
-			--env NETEM_BYTES=256K
+		dsuite debug/one-a one 2400 kunit:400 conformance-veth:900 -- \
+			"${kenv[@]}" "${debug_common[@]}" --env VRNIC_TRACE_EVENTS=1
 		return
 	fi
 	dsuite debug/one-a one 3800 kunit:300 module-load:120 conformance:600 \
-		conformance-veth:600 teardown:1200 netns:600 -- "${kenv[@]}" "${debug_common[@]}" --env VRNIC_TRACE_EVENTS=1
+		conformance-veth:600 teardown:1200 netns:600 netns-race:600 -- "${kenv[@]}" \
+		"${debug_common[@]}" --env VRNIC_TRACE_EVENTS=1
 }
 dj_one-b() {
 	if [ "$tier" = check ]; then
 		# teardown: the four cases that free (the device, the netdev
 		# under it, a process's objects, the module); mtu-change and
 		# netdev-down free nothing, and the stock kernel runs them.
-		dsuite debug/one-b one 2700 teardown:1200 fuzz:900 -- \
-			"${kenv[@]}" "${debug_common[@]}" --env FUZZ_COUNT=2000 --env TEARDOWN_D=8 \
-			--env TEARDOWN_E=12 --env "TEARDOWN_SKIP=mtu-change netdev-down"
+		dsuite debug/one-b one 2700 teardown:1200 fuzz:900 netns-race:600 -- \
+			"${kenv[@]}" "${debug_common[@]}" --env FUZZ_COUNT=2000 --env TEARDOWN_D=6 \
+			--env TEARDOWN_E=4 --env "TEARDOWN_SKIP=mtu-change netdev-down" \
+			--env NETNS_RACE_N=10
 		return
 	fi
 	# load.sh: 100 QPs there (each script says how much it moves).
@@ -544,10 +548,13 @@ sj_rxe() {
 #   conformance-veth  the same across veth: vrnic0 in ns0 against vrnic1
 #                in ns1;
 #   netns        vrnic0 and vrnic1 in two namespaces joined by veth;
+#   netns-race   rdma link add racing the deletion of its namespace;
 #   teardown     devices deleted, netdevs down, unregistered or
 #                changing MTU, a process killed, the module unloaded:
 #                all under traffic (each case's traffic lasts 15 s in
-#                full, 6 s here);
+#                full, 6 s here; here the stock kernel runs the two
+#                cases that free nothing, the debug kernel the four
+#                that free);
 #   load         RC QPs with traffic, rounds, no growth (1000 QPs and
 #                three rounds in full, 200 and two here);
 #   netem        RC traffic through tc netem (loss, reorder, duplicate,
@@ -574,6 +581,8 @@ sj_rxe() {
 # the lanes with them (one boot costs the stock kernel some 20 s).
 stock_sizes() {
 	size TEARDOWN_D=6 TEARDOWN_E=8 LOAD_QPS=200 LOAD_ROUNDS=2 \
+		"TEARDOWN_SKIP=link-delete netdev-unregister process-killed module-unload" \
+		NETNS_RACE_N=10 \
 		NETEM_BYTES=2M "NETEM_CASE_OPS=$netem_case_ops" FUZZ_COUNT=20000
 	[ -z "${CHECK_NETEM_BYTES:-}" ] || printf -- '--env\nNETEM_BYTES=%s\n' "$CHECK_NETEM_BYTES"
 }
@@ -585,7 +594,7 @@ sj_one-a() {
 	local veth=""
 	# Across veth: make check runs it in the debug kernel (debug/one-a).
 	[ "$tier" = full ] && veth=conformance-veth:300
-	dsuite stock/one-a one "$tmo" module-load:120 conformance:300 $veth netns:300 \
+	dsuite stock/one-a one "$tmo" module-load:120 conformance:300 $veth netns:300 netns-race:300 \
 		teardown:900 load:600 netem:"$netem" -- \
 		"${kenv[@]}" "${sz[@]}" --env VRNIC_DRIVER=vrnic
 }

@@ -136,4 +136,5 @@ tb_check netns/device-gone-with-namespace gone
 rdma link show
 ip netns del ns1
 ip netns del ns2
+
 rmmod rdma_vrnic
