@@ -10,6 +10,7 @@
 #include <rdma/ib_mad.h>
 #include <rdma/uverbs_ioctl.h>
 
+#include <linux/delay.h>
 #include <linux/ip.h>
 #include <linux/sched/clock.h>
 #include <net/ipv6.h>
@@ -999,6 +1000,29 @@ static void vrnic_qp_store_attr(struct vrnic_qp *qp, struct ib_qp_attr *attr,
 		a->dest_qp_num = attr->dest_qp_num & 0xffffff;
 }
 
+/*
+ * Keep the QP's engines from running, for a change they must not see
+ * half done: take their RUNNING bit as a runner would, waiting out a run
+ * in progress (bounded by its rounds).  Whoever finds them held sets
+ * AGAIN and leaves, so on release the work runs what was asked meanwhile.
+ * Context: process (modify_qp); not from the engines themselves, which a
+ * comp_handler runs in (atomic there: it cannot modify a QP).
+ */
+static void vrnic_qp_engines_hold(struct vrnic_qp *qp)
+{
+	while (test_and_set_bit_lock(VRNIC_QP_RUNNING, &qp->engine))
+		usleep_range(20, 100);
+}
+
+static void vrnic_qp_engines_release(struct vrnic_qp *qp)
+{
+	clear_bit_unlock(VRNIC_QP_RUNNING, &qp->engine);
+	/* RUNNING is clear before AGAIN is looked at, as in vrnic_qp_run(). */
+	smp_mb__after_atomic();
+	if (test_bit(VRNIC_QP_AGAIN, &qp->engine))
+		vrnic_qp_schedule(qp);
+}
+
 int vrnic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		    struct ib_udata *udata)
 {
@@ -1017,6 +1041,14 @@ int vrnic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	 */
 	if (mask & IB_QP_AV)
 		rdma_copy_ah_attr(&av, &attr->ah_attr);
+	/*
+	 * The engines read the address vector without a lock, to send (the
+	 * responder answers in SQD, where IBA lets SQD->SQD change the AV):
+	 * no engine runs while it is swapped, and the replaced one (its
+	 * source GID reference) is dropped only once none can be using it.
+	 */
+	if (mask & IB_QP_AV)
+		vrnic_qp_engines_hold(qp);
 
 	spin_lock_irqsave(&qp->state_lock, flags);
 	err = vrnic_qp_modify_check(&to_vdev(ibqp->device)->attr, qp->state,
@@ -1049,6 +1081,8 @@ int vrnic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	}
 out:
 	spin_unlock_irqrestore(&qp->state_lock, flags);
+	if (mask & IB_QP_AV)
+		vrnic_qp_engines_release(qp);
 	/* The replaced vector, or the new one if the change was refused. */
 	rdma_destroy_ah_attr(&av);
 	if (flush)
