@@ -8,7 +8,10 @@
 
 #include <arpa/inet.h>
 
+#include <atomic>
 #include <cstring>
+#include <exception>
+#include <thread>
 
 namespace vrnic::test {
 namespace {
@@ -153,15 +156,17 @@ INSTANTIATE_TEST_SUITE_P(Sizes, RdmaSize, ::testing::ValuesIn(kMessageSizes),
 /* ---- atomics ---- */
 
 /*
- * One READ work request of 16 MiB: thousands of response packets for one
- * request. A responder answers it a budget of packets at a time, yielding
- * between budgets, so this crosses many rounds of its engines (and, from
- * a requester that does not split READs, as stock rxe's, many runs of the
- * QP's work): every byte must arrive, in order, once.
+ * One READ work request of 3 MiB: thousands of response packets for one
+ * request. A responder answers it a budget of packets (32) at a time,
+ * yielding between budgets, so this crosses many rounds of its engines
+ * and, from a requester that does not split READs (stock rxe's: 3072
+ * responses at a 1 KiB path MTU, more than one run of the QP's work
+ * sends), several runs of the QP's work: every byte must arrive, in
+ * order, once. (3 MiB: 1 MiB takes 8 s across veth in the debug kernel.)
  */
-TEST_F(RdmaTest, ReadOf16MiB)
+TEST_F(RdmaTest, LongReadInOneWr)
 {
-	constexpr size_t size = size_t{16} << 20;
+	constexpr size_t size = size_t{3} << 20;
 	constexpr uint32_t seed = 0x16d;
 	QpPair p = make_pair();
 	GuardedArea remote = guarded(size, kMrAccess, Side::remote);
@@ -173,10 +178,92 @@ TEST_F(RdmaTest, ReadOf16MiB)
 				 remote.mr->rkey());
 	verbs::post_send(*p.a.qp, wr);
 
-	ibv_wc wc = poll_one(*p.a.send_cq, "16 MiB RDMA READ completion");
+	ibv_wc wc = poll_one(*p.a.send_cq, "3 MiB RDMA READ completion");
 	ASSERT_TRUE(wc_ok(wc, IBV_WC_RDMA_READ, 1));
 	EXPECT_EQ(wc.byte_len, size);
-	sink.expect(seed, "16 MiB RDMA READ sink");
+	sink.expect(seed, "3 MiB RDMA READ sink");
+}
+
+/*
+ * IBA 10.3.1 lets SQD->SQD change the address vector, and in SQD the
+ * responder still answers: the peer's READs are answered while a's AV is
+ * set again and again (to the same path, so every response still goes to
+ * the peer). The engines send with the AV unlocked; the change must never
+ * be seen half done, nor its old source GID reference dropped while a
+ * response is built with it. Every READ completes with its data, and the
+ * QP sends again once back in RTS.
+ */
+TEST_F(RdmaTest, SqdAddressVectorChangeWhileAnswering)
+{
+	constexpr size_t size = 64 * 1024;
+	constexpr int kReads = 48, kDepth = 8, kChanges = 64;
+	constexpr uint32_t seed = 0x5d0;
+	QpPair p = make_pair();
+	GuardedArea src = guarded(size);		/* a's memory, read by b */
+	auto sink = make_remote_mr(size, IBV_ACCESS_LOCAL_WRITE);
+	ibv_qp_attr a{};
+
+	fill_pattern(src.area(), size, seed);
+	a.qp_state = IBV_QPS_SQD;
+	p.a.qp->modify(a, IBV_QP_STATE);
+
+	std::atomic<bool> stop{false};
+	std::exception_ptr failed;
+	std::thread changer([&] {
+		try {
+			for (int i = 0; i < kChanges && !stop; i++) {
+				ibv_qp_attr c{};
+
+				c.qp_state = IBV_QPS_SQD;
+				c.ah_attr = ah_attr(Side::local, Side::remote);
+				p.a.qp->modify(c, IBV_QP_STATE | IBV_QP_AV);
+			}
+		} catch (...) {
+			failed = std::current_exception();
+		}
+	});
+	int posted = 0, done = 0;
+	try {
+		while (done < kReads) {
+			while (posted < kReads && posted - done < kDepth) {
+				ibv_sge s = verbs::sge(*sink, 0,
+						       static_cast<uint32_t>(size));
+				ibv_send_wr wr = rdma_wr(IBV_WR_RDMA_READ, s,
+							 100 + posted, src.addr(),
+							 src.mr->rkey());
+
+				verbs::post_send(*p.b.qp, wr);
+				posted++;
+			}
+			ibv_wc wc = poll_one(*p.b.send_cq, "READ answered in SQD");
+			ASSERT_TRUE(wc_ok(wc, IBV_WC_RDMA_READ, 100 + done));
+			done++;
+		}
+	} catch (...) {
+		stop = true;
+		changer.join();
+		throw;
+	}
+	stop = true;
+	changer.join();
+	if (failed)
+		std::rethrow_exception(failed);
+	EXPECT_TRUE(matches_pattern(sink->data(), size, seed))
+		<< "the last READ's data";
+
+	a = {};
+	a.qp_state = IBV_QPS_RTS;
+	p.a.qp->modify(a, IBV_QP_STATE);
+	auto out = make_mr(size, IBV_ACCESS_LOCAL_WRITE);
+	GuardedArea dst = guarded(size, kMrAccess, Side::remote);
+	fill_pattern(out->data(), size, seed + 1);
+	ibv_sge s = verbs::sge(*out, 0, static_cast<uint32_t>(size));
+	ibv_send_wr wr = rdma_wr(IBV_WR_RDMA_WRITE, s, 1, dst.addr(),
+				 dst.mr->rkey());
+	verbs::post_send(*p.a.qp, wr);
+	EXPECT_TRUE(wc_ok(poll_one(*p.a.send_cq, "WRITE after SQD"),
+			  IBV_WC_RDMA_WRITE, 1));
+	dst.expect(seed + 1, "WRITE after SQD");
 }
 
 class AtomicTest : public RdmaTest {
