@@ -457,3 +457,10 @@ tb_check_no_slab_growth() {
 		tb_check "$1" test $(($3 - $2)) -lt 2048
 	fi
 }
+
+# tb_gtest_exclude FILTER TESTS: the gtest filter FILTER with TESTS
+# (':'-separated) excluded.  gtest takes one '-': a filter with exclusions
+# of its own gets TESTS after them.
+tb_gtest_exclude() {
+	if [[ "$1" == *-* ]]; then echo "$1:$2"; else echo "$1-$2"; fi
+}

@@ -37,7 +37,7 @@ rdma link show
 filter=${GTEST_FILTER:-*}
 if [ "$drv" = rxe ]; then
 	neg=$(grep -v '^#' tools/testbed/tests/rxe-deviations.txt | cut -d' ' -f1 | paste -sd:)
-	[ -n "$neg" ] && filter="$filter-$neg"
+	[ -n "$neg" ] && filter=$(tb_gtest_exclude "$filter" "$neg")
 	grep -v '^#' tools/testbed/tests/rxe-deviations.txt | while read -r t why; do
 		tb_result "conformance/$drv/$label/$t" SKIP "$why"
 	done
@@ -45,7 +45,7 @@ fi
 # On vrnic, tests that need the unwritten data path are left out.
 pending=$(grep -v '^#' tools/testbed/tests/vrnic-pending.txt | paste -sd: || true)
 if [ "$drv" = vrnic ] && [ -n "$pending" ]; then
-	filter="$filter-$pending"
+	filter=$(tb_gtest_exclude "$filter" "$pending")
 	"$bin" --gtest_list_tests --gtest_filter="$pending" |
 	awk '/^[^ ]/ { suite = $1 } /^  / { print suite $1 }' |
 	while read -r t; do
