@@ -368,18 +368,18 @@ debug_common=(--env "VRNIC_KUNIT_KO=$REPO_DIR/build/kmod/debug/vrnic-kunit/rdma_
 # namespaces: every packet through the UDP socket, the netdev and the
 # receive softirq of either CPU; the stock kernel runs it in loopback too)
 # with every vrnic trace event on (their recording runs under the
-# checkers; bpftrace itself runs in the stock kernel).  Two: teardown's
+# checkers; bpftrace itself runs in the stock kernel), and netem's mixed
+# case.  Two: teardown's
 # four cases that free, the fuzzer, and devices created while their
-# namespace is deleted (netns-race).  At check's sizes.  netem runs in
-# the stock kernel in make check (all its cases), in both in check-full:
-# the debug kernel's retransmission and NAK paths run in make check
-# through conformance-veth's fault tests and the fuzzer.
+# namespace is deleted (netns-race).  At check's sizes: netem's mixed
+# case with WRITE and READ (the stock kernel runs every case).
 # full: four boots; the limits are 2-3 times what each took in CI, the
 # guest's own the sum of its set plus its boot.
 dj_one-a() {
 	if [ "$tier" = check ]; then
-		dsuite debug/one-a one 2400 kunit:400 conformance-veth:900 -- \
-			"${kenv[@]}" "${debug_common[@]}" --env VRNIC_TRACE_EVENTS=1
+		dsuite debug/one-a one 2400 kunit:400 conformance-veth:900 netem:900 -- \
+			"${kenv[@]}" "${debug_common[@]}" --env VRNIC_TRACE_EVENTS=1 \
+			--env NETEM_BYTES=256K --env "NETEM_CASE_OPS=mixed=write,read"
 		return
 	fi
 	dsuite debug/one-a one 3800 kunit:300 module-load:120 conformance:600 \
