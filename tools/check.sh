@@ -383,7 +383,7 @@ dj_one-a() {
 		return
 	fi
 	dsuite debug/one-a one 3800 kunit:300 module-load:120 conformance:600 \
-		conformance-veth:600 teardown:1200 netns:600 netns-race:600 -- "${kenv[@]}" \
+		conformance-veth:600 conformance-samens:600 teardown:1200 netns:600 netns-race:600 -- "${kenv[@]}" \
 		"${debug_common[@]}" --env VRNIC_TRACE_EVENTS=1
 }
 dj_one-b() {
@@ -550,6 +550,9 @@ sj_rxe() {
 #   conformance  the verbs suite, one device talking to its own GID;
 #   conformance-veth  the same across veth: vrnic0 in ns0 against vrnic1
 #                in ns1;
+#   conformance-samens  the two-device RC, UD, RDMA and SRQ tests between
+#                vrnic0 and vrnic1 in one namespace (delivered without
+#                the wire, to the device holding the address);
 #   netns        vrnic0 and vrnic1 in two namespaces joined by veth;
 #   netns-race   rdma link add racing the deletion of its namespace;
 #   teardown     devices deleted, netdevs down, unregistered or
@@ -597,7 +600,8 @@ sj_one-a() {
 	local veth=""
 	# Across veth: make check runs it in the debug kernel (debug/one-a).
 	[ "$tier" = full ] && veth=conformance-veth:300
-	dsuite stock/one-a one "$tmo" module-load:120 conformance:300 $veth netns:300 netns-race:300 \
+	dsuite stock/one-a one "$tmo" module-load:120 conformance:300 conformance-samens:300 $veth \
+		netns:300 netns-race:300 \
 		teardown:900 load:600 netem:"$netem" -- \
 		"${kenv[@]}" "${sz[@]}" --env VRNIC_DRIVER=vrnic
 }

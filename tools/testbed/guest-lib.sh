@@ -238,25 +238,74 @@ link add veth0 netns ns0 type veth peer name veth1 netns ns1"
 		ip -n ns$n -batch - <<<"$cmds"
 		ip netns exec ns$n rdma link add vrnic$n type vrnic netdev veth$n
 	done
-	for n in 0 1; do
+	tb_wait_gids vrnic0 vrnic1
+}
+
+# tb_wait_gids DEV...: wait up to 5 s for each DEV's IPv4 RoCE v2 GID.
+tb_wait_gids() {
+	local d i
+	for d; do
 		for ((i = 0; i < 50; i++)); do
-			tb_gid_index vrnic$n >/dev/null && break
+			tb_gid_index "$d" >/dev/null && break
 			sleep 0.1
 		done
 	done
 }
 
+# tb_wait_gone DEV...: wait up to 10 s for the RDMA devices DEV to go.
+tb_wait_gone() {
+	local d i
+	for ((i = 0; i < 100; i++)); do
+		for d; do
+			[ -e "/sys/class/infiniband/$d" ] && break
+		done
+		[ -e "/sys/class/infiniband/$d" ] || return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# tb_samens_pair: vrnic0 on veth0 (10.95.0.1) and vrnic1 on veth1
+# (10.95.0.2), the two ends of a veth pair in one namespace, ns0: a
+# packet from one device to the other is to an address of the sender's
+# own namespace.  The core resolves each side's MAC by ARP across the
+# pair, and a request from an address of the receiver's own namespace is
+# refused as a spoof unless the namespace accepts local sources.
+tb_samens_pair() {
+	local c n
+	tb_modprobe ib_core ib_uverbs rdma_ucm veth udp_tunnel ip6_udp_tunnel
+	insmod "$VRNIC_KMOD/rdma_vrnic.ko"
+	ip netns add ns0
+	ip -n ns0 -batch - <<<"link set lo up
+link add veth0 type veth peer name veth1
+addr add 10.95.0.1/24 dev veth0
+addr add 10.95.0.2/24 dev veth1
+link set veth0 up
+link set veth1 up"
+	for c in all default veth0 veth1; do
+		ip netns exec ns0 sysctl -qw net.ipv4.conf.$c.accept_local=1 \
+			net.ipv4.conf.$c.rp_filter=0
+	done
+	for n in 0 1; do
+		ip netns exec ns0 rdma link add vrnic$n type vrnic netdev veth$n
+	done
+	tb_wait_gids vrnic0 vrnic1
+}
+
+# tb_samens_pair_del: undo tb_samens_pair.
+tb_samens_pair_del() {
+	ip netns del ns0
+	tb_wait_gone vrnic0 vrnic1 || true
+	rmmod rdma_vrnic
+}
+
 # tb_netns_pair_del: undo tb_netns_pair: the namespaces (their veths, and
 # with them vrnic0 and vrnic1) and the module.
 tb_netns_pair_del() {
-	local i
 	tb_netns_anchor_stop
 	ip netns del ns0
 	ip netns del ns1
-	for ((i = 0; i < 100; i++)); do
-		[ -e /sys/class/infiniband/vrnic0 ] || [ -e /sys/class/infiniband/vrnic1 ] || break
-		sleep 0.1
-	done
+	tb_wait_gone vrnic0 vrnic1 || true
 	rmmod rdma_vrnic
 }
 

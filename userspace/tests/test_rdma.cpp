@@ -53,6 +53,31 @@ protected:
 		return g;
 	}
 
+	/*
+	 * One RDMA READ of @size bytes from b's memory (pattern @seed) into a
+	 * guarded sink of a's: the data lands whole, nothing around it, and
+	 * the source is left as it was.
+	 */
+	void read_once(size_t size, uint32_t seed)
+	{
+		QpPair p = make_pair();
+		GuardedArea remote = guarded(size, kMrAccess, Side::remote);
+		GuardedArea sink = guarded(size, IBV_ACCESS_LOCAL_WRITE);
+
+		fill_pattern(remote.area(), size, seed);
+		ibv_sge s = verbs::sge(*sink.mr, kGuard,
+				       static_cast<uint32_t>(size));
+		ibv_send_wr wr = rdma_wr(IBV_WR_RDMA_READ, s, 1, remote.addr(),
+					 remote.mr->rkey());
+		verbs::post_send(*p.a.qp, wr);
+
+		ibv_wc wc = poll_one(*p.a.send_cq, "RDMA READ completion");
+		ASSERT_TRUE(wc_ok(wc, IBV_WC_RDMA_READ, 1));
+		EXPECT_EQ(wc.byte_len, size);
+		sink.expect(seed, "RDMA READ sink");
+		remote.expect(seed, "RDMA READ source (must be unchanged)");
+	}
+
 	static ibv_send_wr rdma_wr(ibv_wr_opcode op, ibv_sge &s, uint64_t wr_id,
 				   uint64_t remote_addr, uint32_t rkey)
 	{
@@ -132,22 +157,8 @@ TEST_P(RdmaSize, WriteWithImmediate)
 TEST_P(RdmaSize, Read)
 {
 	const size_t size = GetParam();
-	const uint32_t seed = static_cast<uint32_t>(size) * 13 + 9;
-	QpPair p = make_pair();
-	GuardedArea remote = guarded(size, kMrAccess, Side::remote);
-	GuardedArea sink = guarded(size, IBV_ACCESS_LOCAL_WRITE);
 
-	fill_pattern(remote.area(), size, seed);
-	ibv_sge s = verbs::sge(*sink.mr, kGuard, static_cast<uint32_t>(size));
-	ibv_send_wr wr = rdma_wr(IBV_WR_RDMA_READ, s, 1, remote.addr(),
-				 remote.mr->rkey());
-	verbs::post_send(*p.a.qp, wr);
-
-	ibv_wc wc = poll_one(*p.a.send_cq, "RDMA READ completion");
-	ASSERT_TRUE(wc_ok(wc, IBV_WC_RDMA_READ, 1));
-	EXPECT_EQ(wc.byte_len, size);
-	sink.expect(seed, "RDMA READ sink");
-	remote.expect(seed, "RDMA READ source (must be unchanged)");
+	read_once(size, static_cast<uint32_t>(size) * 13 + 9);
 }
 
 INSTANTIATE_TEST_SUITE_P(Sizes, RdmaSize, ::testing::ValuesIn(kMessageSizes),
@@ -166,22 +177,7 @@ INSTANTIATE_TEST_SUITE_P(Sizes, RdmaSize, ::testing::ValuesIn(kMessageSizes),
  */
 TEST_F(RdmaTest, LongReadInOneWr)
 {
-	constexpr size_t size = size_t{3} << 20;
-	constexpr uint32_t seed = 0x16d;
-	QpPair p = make_pair();
-	GuardedArea remote = guarded(size, kMrAccess, Side::remote);
-	GuardedArea sink = guarded(size, IBV_ACCESS_LOCAL_WRITE);
-
-	fill_pattern(remote.area(), size, seed);
-	ibv_sge s = verbs::sge(*sink.mr, kGuard, static_cast<uint32_t>(size));
-	ibv_send_wr wr = rdma_wr(IBV_WR_RDMA_READ, s, 1, remote.addr(),
-				 remote.mr->rkey());
-	verbs::post_send(*p.a.qp, wr);
-
-	ibv_wc wc = poll_one(*p.a.send_cq, "3 MiB RDMA READ completion");
-	ASSERT_TRUE(wc_ok(wc, IBV_WC_RDMA_READ, 1));
-	EXPECT_EQ(wc.byte_len, size);
-	sink.expect(seed, "3 MiB RDMA READ sink");
+	read_once(size_t{3} << 20, 0x16d);
 }
 
 /*

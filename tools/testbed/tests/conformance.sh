@@ -8,6 +8,12 @@
 #             UDP socket, the netdev and the receive softirq, on either of
 #             the guest's CPUs.  The suite runs in init_net and opens both
 #             devices (the RDMA subsystem is in shared netns mode).
+#   samens    (vrnic) vrnic0 and vrnic1 on the two ends of a veth pair in
+#             one namespace, ns0 (tb_samens_pair): a packet to the other
+#             device's address is to an address of the sender's own
+#             namespace, which vrnic delivers without the wire, and it
+#             must reach the device that holds the address, not the
+#             sender's.
 . tools/testbed/guest-lib.sh
 drv=${VRNIC_DRIVER:-rxe}
 path=${CONFORMANCE_PATH:-loopback}
@@ -19,18 +25,18 @@ loopback)
 	dev=$(tb_rdma_dev "$drv")
 	label=$VRNIC_KERNEL-$VRNIC_TOPO
 	;;
-veth)
-	[ "$drv" = vrnic ] || { echo "CONFORMANCE_PATH=veth is for vrnic, not $drv" >&2; exit 1; }
-	tb_netns_pair
+veth | samens)
+	[ "$drv" = vrnic ] || { echo "CONFORMANCE_PATH=$path is for vrnic, not $drv" >&2; exit 1; }
+	if [ "$path" = veth ]; then tb_netns_pair; else tb_samens_pair; fi
 	for d in vrnic0 vrnic1; do
 		tb_gid_index "$d" >/dev/null ||
 			{ echo "$d has no IPv4 RoCE v2 GID"; rdma link show; exit 1; }
 	done
 	dev=vrnic0
 	peer_args=(--peer-device vrnic1 --peer-driver vrnic)
-	label=$VRNIC_KERNEL-veth
+	label=$VRNIC_KERNEL-$path
 	;;
-*) echo "CONFORMANCE_PATH=$path: use loopback or veth" >&2; exit 1 ;;
+*) echo "CONFORMANCE_PATH=$path: use loopback, veth or samens" >&2; exit 1 ;;
 esac
 rdma link show
 # On the reference, known spec deviations are left out (rxe-deviations.txt).
@@ -87,6 +93,8 @@ else
 fi
 if [ "$path" = veth ]; then
 	tb_netns_pair_del
+elif [ "$path" = samens ]; then
+	tb_samens_pair_del
 else
 	rdma link delete "$dev"
 	case "$drv" in
