@@ -39,6 +39,8 @@
 #define VRNIC_MAX_SRQ_WR	0x4000
 #define VRNIC_MAX_SRQ_SGE	27
 #define VRNIC_MAX_RD_ATOMIC	128
+/* The longest message, in bytes (IBA 9.4.4; the device's max_msg_sz). */
+#define VRNIC_MAX_MSG_SIZE	0x80000000U
 #define VRNIC_MAX_FRWR_PAGES	512
 #define VRNIC_MAX_MR		0x00100000
 #define VRNIC_MAX_PD		0x00100000

@@ -140,6 +140,41 @@ static void vrnic_dev_follow_net(struct vrnic_dev *vdev)
 	mutex_unlock(&vrnic_devs_lock);
 }
 
+/*
+ * List a new device on @ndev and take its namespace's sockets.  Under
+ * RTNL, which the netdev notifier runs under: the netdev is still in the
+ * namespace whose sockets the device takes, no other vrnic device is on
+ * it, and once listed its leaving finds the device
+ * (vrnic_netdev_release_net()).
+ */
+static int vrnic_dev_list(struct vrnic_dev *vdev, struct net_device *ndev)
+{
+	struct vrnic_dev *d;
+	int err;
+
+	ASSERT_RTNL();
+	if (ndev->reg_state != NETREG_REGISTERED)
+		return -ENODEV;
+	mutex_lock(&vrnic_devs_lock);
+	list_for_each_entry(d, &vrnic_devs, list) {
+		if (d->ndev == ndev) {
+			mutex_unlock(&vrnic_devs_lock);
+			pr_err("vrnic: %s already has a vrnic device\n", ndev->name);
+			return -EEXIST;
+		}
+	}
+	mutex_unlock(&vrnic_devs_lock);
+	vdev->net = dev_net(ndev);
+	err = vrnic_net_get(vdev);
+	if (err)
+		return err;
+	mutex_lock(&vrnic_devs_lock);
+	vdev->net_ok = true;
+	list_add_tail(&vdev->list, &vrnic_devs);
+	mutex_unlock(&vrnic_devs_lock);
+	return 0;
+}
+
 static int vrnic_newlink(const char *name, struct net_device *ndev)
 {
 	struct ib_device *other;
@@ -170,28 +205,11 @@ static int vrnic_newlink(const char *name, struct net_device *ndev)
 	err = vrnic_model_init(&vdev->model);
 	if (err)
 		goto err_model;
-	/*
-	 * Under RTNL, which the netdev notifier runs under: the netdev is
-	 * still in the namespace whose sockets the device takes, and once
-	 * listed, its leaving finds the device (vrnic_netdev_release_net()).
-	 */
 	rtnl_lock();
-	if (ndev->reg_state != NETREG_REGISTERED) {
-		rtnl_unlock();
-		err = -ENODEV;
-		goto err_model;
-	}
-	vdev->net = dev_net(ndev);
-	err = vrnic_net_get(vdev);
-	if (err) {
-		rtnl_unlock();
-		goto err_model;
-	}
-	vdev->net_ok = true;
-	mutex_lock(&vrnic_devs_lock);
-	list_add_tail(&vdev->list, &vrnic_devs);
-	mutex_unlock(&vrnic_devs_lock);
+	err = vrnic_dev_list(vdev, ndev);
 	rtnl_unlock();
+	if (err)
+		goto err_model;
 
 	err = vrnic_register(vdev, name);
 	if (err) {
@@ -200,6 +218,18 @@ static int vrnic_newlink(const char *name, struct net_device *ndev)
 		goto err_model;
 	}
 	vrnic_fault_dev_init(vdev);
+	/*
+	 * While it registered, the notifier found the device only to drop
+	 * its hold on the namespace (it takes no reference to a device not
+	 * yet registered): if the netdev went meanwhile, the device goes;
+	 * if it moved, the device follows it now.
+	 */
+	rtnl_lock();
+	if (ndev->reg_state != NETREG_REGISTERED)
+		ib_unregister_device_queued(&vdev->ibdev);
+	else
+		vrnic_dev_follow_net(vdev);
+	rtnl_unlock();
 	return 0;
 
 err_model:

@@ -269,7 +269,8 @@ void vrnic_mr_put(struct vrnic_mr *mr)
 int vrnic_mr_check(struct vrnic_mr *mr, struct ib_pd *pd, int access,
 		   u64 iova, u64 len)
 {
-	if (mr->ibmr.pd != pd || READ_ONCE(mr->state) != VRNIC_MR_VALID)
+	/* Pairs with REG_MR's release: a valid MR's keys and pages are set. */
+	if (mr->ibmr.pd != pd || smp_load_acquire(&mr->state) != VRNIC_MR_VALID)
 		return -EACCES;
 	if ((mr->access & access) != access)
 		return -EACCES;

@@ -90,13 +90,16 @@ static int vrnic_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 /*
  * A packet to an address of our own namespace skips the wire: hand it, as
  * the wire would, to the vrnic device of the netdev that holds the
- * address (@ndev; NULL when it is gone), which need not be the sender's.
- * A netdev without one drops it, as its UDP port would.
+ * address (@ndev, found under RCU; NULL when it is gone), which need not
+ * be the sender's.  A netdev without one drops it, as its UDP port would.
  *
- * Context: task or softirq, under rcu_read_lock() (keeps @ndev).
+ * Context: task or softirq, under rcu_read_lock(), which this drops.
+ * Return: 0, or -EHOSTUNREACH when no vrnic device holds the address (the
+ * caller counts the drop).
  */
-static void vrnic_deliver_local(struct vrnic_dev *vdev, struct sk_buff *skb,
-				struct net_device *ndev, unsigned int nhlen)
+static int vrnic_deliver_local(struct vrnic_dev *vdev, struct sk_buff *skb,
+			       struct net_device *ndev, unsigned int nhlen)
+	__releases(RCU)
 {
 	struct ib_device *ibdev = NULL;
 	struct vrnic_dev *to = vdev;
@@ -104,19 +107,22 @@ static void vrnic_deliver_local(struct vrnic_dev *vdev, struct sk_buff *skb,
 	if (ndev != vdev->ndev) {
 		ibdev = ndev ? vrnic_ibdev_get(ndev) : NULL;
 		if (!ibdev) {
-			vrnic_count(vdev, VRNIC_CNT_TX_ERR);
+			rcu_read_unlock();
 			kfree_skb(skb);
-			return;
+			return -EHOSTUNREACH;
 		}
 		to = to_vdev(ibdev);
 	}
+	/* The device (and its netdev, which it holds) is referenced now. */
+	rcu_read_unlock();
 	skb_pull(skb, nhlen + sizeof(struct udphdr));
-	skb->dev = ndev;
+	skb->dev = to->ndev;
 	local_bh_disable();
 	vrnic_recv(to, skb);
 	local_bh_enable();
 	if (ibdev)
 		ib_device_put(ibdev);
+	return 0;
 }
 
 static struct socket *vrnic_sock_create(struct net *net, bool ipv6)
@@ -306,10 +312,9 @@ static int vrnic_xmit4(struct vrnic_dev *vdev, struct sk_buff *skb,
 		vrnic_corrupt(skb);
 	if (rt->rt_type == RTN_LOCAL) {
 		rcu_read_lock();
-		vrnic_deliver_local(vdev, skb, __ip_dev_find(net, daddr, false),
-				    sizeof(*iph));
-		rcu_read_unlock();
-		return 0;
+		return vrnic_deliver_local(vdev, skb,
+					   __ip_dev_find(net, daddr, false),
+					   sizeof(*iph));
 	}
 	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
 	rcu_read_lock();
@@ -369,11 +374,11 @@ static int vrnic_xmit6(struct vrnic_dev *vdev, struct sk_buff *skb,
 		(dst->dev->flags & IFF_LOOPBACK);
 	if (local) {
 		rcu_read_lock();
-		vrnic_deliver_local(vdev, skb,
-				    ipv6_dev_find(net, &fl.daddr, NULL),
-				    sizeof(*ip6h));
-		rcu_read_unlock();
-		return 0;
+		/* (IPv6 built in or a module: only then is there an address.) */
+		return vrnic_deliver_local(vdev, skb,
+					   IS_ENABLED(CONFIG_IPV6) ?
+					   ipv6_dev_find(net, &fl.daddr, NULL) :
+					   NULL, sizeof(*ip6h));
 	}
 	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
 	rcu_read_lock();

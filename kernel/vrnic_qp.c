@@ -334,8 +334,10 @@ static DEFINE_PER_CPU(unsigned int, vrnic_rx_inline);
  */
 void vrnic_qp_rx(struct vrnic_qp *qp, struct sk_buff *skb)
 {
+	/* Not for READs: their responses, and those left of one, are many. */
 	bool inline_ok = in_serving_softirq() &&
-			 !(vrnic_pkt(skb)->flags & VRNIC_OPF_READ);
+			 !(vrnic_pkt(skb)->flags & VRNIC_OPF_READ) &&
+			 !READ_ONCE(qp->resp.rd.active);
 
 	/*
 	 * Bounded, as a NIC's receive buffer is: the engines may be busy for
@@ -343,7 +345,7 @@ void vrnic_qp_rx(struct vrnic_qp *qp, struct sk_buff *skb)
 	 * keeps sending meanwhile must not grow our memory without end.  A
 	 * packet dropped here is lost as on the wire; RC resends it.
 	 */
-	if (unlikely(skb_queue_len(&qp->rx) >= VRNIC_RX_QUEUE_MAX)) {
+	if (unlikely(skb_queue_len_lockless(&qp->rx) >= VRNIC_RX_QUEUE_MAX)) {
 		vrnic_count(to_vdev(qp->ibqp.device), VRNIC_CNT_RX_DROP_BUSY);
 		kfree_skb(skb);
 		vrnic_qp_schedule(qp);
@@ -449,7 +451,9 @@ static bool vrnic_qp_engines(struct vrnic_qp *qp, unsigned int rounds,
 			if (vrnic_qp_resp_paced(qp))
 				goto requester;
 			busy = true;
-			if (vrnic_resp_read_pending(qp))
+			/* Its MR gone, the READ took the QP to ERR: stop. */
+			if (vrnic_resp_read_pending(qp) ||
+			    READ_ONCE(qp->state) == IB_QPS_ERR)
 				goto requester;
 		}
 		for (n = 0; n < VRNIC_WORK_PKTS; n++) {
@@ -465,9 +469,12 @@ static bool vrnic_qp_engines(struct vrnic_qp *qp, unsigned int rounds,
 			busy = true;
 			/*
 			 * An error stops the QP: nothing after it executes.
-			 * A CPU wanted elsewhere stops the round early.
+			 * A READ left with responses to send goes on next
+			 * round, before anything behind it.  A CPU wanted
+			 * elsewhere stops the round early.
 			 */
-			if (READ_ONCE(qp->state) == IB_QPS_ERR || need_resched())
+			if (READ_ONCE(qp->state) == IB_QPS_ERR ||
+			    qp->resp.rd.active || need_resched())
 				break;
 		}
 requester:
@@ -485,7 +492,9 @@ requester:
 			vrnic_comp_timeout(qp);
 		if (vrnic_req_run(qp, VRNIC_WORK_PKTS))
 			busy = true;
-		if (!busy || need_resched())
+		/* modify_qp waits for the engines: this round is the last. */
+		if (!busy || need_resched() ||
+		    test_bit(VRNIC_QP_HOLD, &qp->engine))
 			break;
 	}
 	return busy || qp->resp.ack_pending;
@@ -507,6 +516,7 @@ static bool vrnic_qp_run(struct vrnic_qp *qp, unsigned int rounds,
 	/* AGAIN is visible before RUNNING is tried: pairs with the one below. */
 	smp_mb__after_atomic();
 	while (test_bit(VRNIC_QP_AGAIN, &qp->engine) &&
+	       !test_bit(VRNIC_QP_HOLD, &qp->engine) &&
 	       !test_and_set_bit_lock(VRNIC_QP_RUNNING, &qp->engine)) {
 		clear_bit(VRNIC_QP_AGAIN, &qp->engine);
 		busy = vrnic_qp_engines(qp, rounds, defer_ack);
@@ -921,8 +931,10 @@ int vrnic_qp_modify_check(const struct ib_device_attr *dattr,
 }
 
 /*
- * Engine state on entering a state.  Caller holds qp->state_lock; the
- * work does not run the engines outside RTR/RTS/SQD, so it is not racing.
+ * Engine state on entering a state.  Caller holds qp->state_lock, and
+ * for RESET the engines are held (vrnic_qp_engines_hold()); for the
+ * others they have nothing to work on yet (INIT takes no packet, RTR
+ * sends nothing but answers), so it is not racing.
  */
 static void vrnic_qp_enter(struct vrnic_qp *qp, enum ib_qp_state new)
 {
@@ -1010,6 +1022,13 @@ static void vrnic_qp_store_attr(struct vrnic_qp *qp, struct ib_qp_attr *attr,
  */
 static void vrnic_qp_engines_hold(struct vrnic_qp *qp)
 {
+	might_sleep();
+	/*
+	 * HOLD first: no runner starts once it is seen, and one running
+	 * ends its round early, so busy traffic cannot starve the wait.
+	 */
+	set_bit(VRNIC_QP_HOLD, &qp->engine);
+	smp_mb__after_atomic();
 	while (test_and_set_bit_lock(VRNIC_QP_RUNNING, &qp->engine))
 		usleep_range(20, 100);
 }
@@ -1017,7 +1036,8 @@ static void vrnic_qp_engines_hold(struct vrnic_qp *qp)
 static void vrnic_qp_engines_release(struct vrnic_qp *qp)
 {
 	clear_bit_unlock(VRNIC_QP_RUNNING, &qp->engine);
-	/* RUNNING is clear before AGAIN is looked at, as in vrnic_qp_run(). */
+	clear_bit(VRNIC_QP_HOLD, &qp->engine);
+	/* Both are clear before AGAIN is looked at, as in vrnic_qp_run(). */
 	smp_mb__after_atomic();
 	if (test_bit(VRNIC_QP_AGAIN, &qp->engine))
 		vrnic_qp_schedule(qp);
@@ -1031,23 +1051,34 @@ int vrnic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	enum ib_qp_state new;
 	unsigned long flags;
 	bool flush = false;
+	bool hold;
 	int err;
 
 	if (mask & ~IB_QP_ATTR_STANDARD_BITS)
 		return -EOPNOTSUPP;
+	/*
+	 * A controlled Q_Key (the GSI's among them) is for privileged
+	 * consumers (IBA 10.2.5), as upstream uverbs now enforces too.
+	 */
+	if (udata && (mask & IB_QP_QKEY) &&
+	    (attr->qkey & VRNIC_QKEY_CONTROLLED) && !capable(CAP_NET_RAW))
+		return -EPERM;
+	/*
+	 * The engines read the address vector without a lock, to send (the
+	 * responder answers in SQD, where IBA lets SQD->SQD change the AV),
+	 * and RESET wipes the state they work on: neither happens while
+	 * they run.  The replaced vector (its source GID reference) is
+	 * dropped only once none can be using it.
+	 */
+	hold = (mask & IB_QP_AV) ||
+	       ((mask & IB_QP_STATE) && attr->qp_state == IB_QPS_RESET);
 	/*
 	 * Taking and dropping the source GID reference may sleep, so the new
 	 * address vector is copied here and swapped in under the lock.
 	 */
 	if (mask & IB_QP_AV)
 		rdma_copy_ah_attr(&av, &attr->ah_attr);
-	/*
-	 * The engines read the address vector without a lock, to send (the
-	 * responder answers in SQD, where IBA lets SQD->SQD change the AV):
-	 * no engine runs while it is swapped, and the replaced one (its
-	 * source GID reference) is dropped only once none can be using it.
-	 */
-	if (mask & IB_QP_AV)
+	if (hold)
 		vrnic_qp_engines_hold(qp);
 
 	spin_lock_irqsave(&qp->state_lock, flags);
@@ -1081,7 +1112,7 @@ int vrnic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	}
 out:
 	spin_unlock_irqrestore(&qp->state_lock, flags);
-	if (mask & IB_QP_AV)
+	if (hold)
 		vrnic_qp_engines_release(qp);
 	/* The replaced vector, or the new one if the change was refused. */
 	rdma_destroy_ah_attr(&av);
@@ -1229,7 +1260,7 @@ static int vrnic_post_one_send(struct vrnic_qp *qp, const struct ib_send_wr *wr)
 		return -EINVAL;
 	for (i = 0; i < wr->num_sge; i++)
 		length += wr->sg_list[i].length;
-	if (length > 0x80000000ULL)
+	if (length > VRNIC_MAX_MSG_SIZE)
 		return -EINVAL;
 	if ((wr->send_flags & IB_SEND_INLINE) && length > qp->sq.max_inline)
 		return -EINVAL;

@@ -172,8 +172,10 @@ struct vrnic_qp {
 	struct hrtimer		pace_timer;
 
 	/*
-	 * The engines run in @work, or in a user doorbell's system call, one
-	 * at a time per QP (@engine: VRNIC_QP_RUNNING, VRNIC_QP_AGAIN).
+	 * The engines run in @work, in a user doorbell's system call, or in
+	 * the receive softirq for one round, one context at a time per QP
+	 * (@engine: VRNIC_QP_RUNNING, VRNIC_QP_AGAIN; VRNIC_QP_HOLD while
+	 * modify_qp holds them off).
 	 */
 	struct work_struct	work;
 	unsigned long		engine;
@@ -237,6 +239,7 @@ struct vrnic_qp {
 enum {
 	VRNIC_QP_RUNNING,	/* a context is running the engines */
 	VRNIC_QP_AGAIN,		/* they must go round again */
+	VRNIC_QP_HOLD,		/* modify_qp waits for them: none starts */
 };
 
 /* Compare-and-swap or fetch-and-add: one PSN, answered by an atomic ACK. */

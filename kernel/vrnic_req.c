@@ -2,7 +2,9 @@
 /*
  * vrnic: the requester.  Takes send WQEs in order, copies each into the
  * engine's context once, and turns it into packets of at most the path
- * MTU (IBA 9.4).  Runs only from the QP's work.
+ * MTU (IBA 9.4).  Runs as the QP's engines do
+ * (vrnic_qp_run(): its work, a doorbell, a receive softirq), one context
+ * at a time.
  *
  * Copyright (c) 2026 The vrnic authors
  */
@@ -109,7 +111,7 @@ static int vrnic_req_load(struct vrnic_qp *qp, u32 index, struct vrnic_swqe *w)
 		for (i = 0; i < w->num_sge; i++)
 			length += READ_ONCE(s->dma.sge[i].length);
 	}
-	if (length > 0x80000000ULL)
+	if (length > VRNIC_MAX_MSG_SIZE)
 		return IB_WC_LOC_LEN_ERR;
 	w->length = length;
 
@@ -146,7 +148,7 @@ static int vrnic_req_load(struct vrnic_qp *qp, u32 index, struct vrnic_swqe *w)
 		 * without this an unprivileged process could send with the
 		 * GSI Q_Key (0x80010000) or any other controlled one.
 		 */
-		if (w->qkey & 0x80000000)
+		if (w->qkey & VRNIC_QKEY_CONTROLLED)
 			w->qkey = READ_ONCE(qp->attr.qkey);
 		w->ah_num = READ_ONCE(s->wr.wr.ud.ah_num);
 		if (w->length > qp->mtu)

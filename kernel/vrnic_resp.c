@@ -3,7 +3,9 @@
  * vrnic: the responder.  Executes requests in PSN order (IBA 9.7.3): SENDs
  * into receive WQEs, RDMA WRITEs and READs against remote keys, atomics;
  * answers with ACKs, read responses, atomic ACKs or NAKs, and replays
- * duplicates without executing them twice.  Runs only from the QP's work.
+ * duplicates without executing them twice.  Runs as the QP's engines do
+ * (vrnic_qp_run(): its work, a doorbell, a receive softirq), one context
+ * at a time.
  *
  * Copyright (c) 2026 The vrnic authors
  */
@@ -372,7 +374,8 @@ static enum vrnic_resp_verdict vrnic_resp_write(struct vrnic_qp *qp,
  * The rkey is looked up again on every call, and each packet checks the
  * MR's key, state and bounds before its payload is copied: a LOCAL_INV or
  * SEND_WITH_INV that invalidates the MR, or a REG_MR that gives its index
- * a new key, stops the responses that have not left.
+ * a new key, stops the responses not yet begun (one whose copy is under
+ * way still leaves, as from a NIC's DMA engine in flight).
  *
  * Return: VRNIC_RESP_ANSWERED, or VRNIC_RESP_ACCESS when the rkey no
  * longer allows the READ (the READ is then over).
@@ -405,7 +408,7 @@ static enum vrnic_resp_verdict vrnic_resp_read_more(struct vrnic_qp *qp,
 			opcode = VRNIC_OP_RC_RDMA_READ_RESPONSE_LAST;
 		else
 			opcode = VRNIC_OP_RC_RDMA_READ_RESPONSE_MIDDLE;
-		if (paylen && (mr->ibmr.rkey != rd->rkey ||
+		if (paylen && (READ_ONCE(mr->ibmr.rkey) != rd->rkey ||
 			       vrnic_mr_check(mr, qp->ibqp.pd,
 					      IB_ACCESS_REMOTE_READ, rd->va,
 					      paylen)))
@@ -489,6 +492,12 @@ static enum vrnic_resp_verdict vrnic_resp_read(struct vrnic_qp *qp,
 	u32 rkey = vrnic_reth_rkey(reth);
 	struct vrnic_mr *mr;
 
+	/*
+	 * A message is at most 2^31 bytes (IBA 9.4.4, the device's
+	 * max_msg_sz): a longer READ would wrap the PSNs of its responses.
+	 */
+	if (len > VRNIC_MAX_MSG_SIZE)
+		return VRNIC_RESP_INV_REQ;
 	/* A zero-length READ names no memory (IBA C9-88): no R_Key check. */
 	if (!len) {
 		if (!(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_READ))
@@ -681,8 +690,12 @@ void vrnic_resp_rx(struct vrnic_qp *qp, struct sk_buff *skb)
 					    qp->resp.epsn);
 			goto out;
 		}
-		/* UC: abandon the message in progress (IBA 9.8.3). */
+		/*
+		 * UC: abandon the message in progress (IBA 9.8.3); a receive
+		 * WQE it had taken is reused, from its start, by the next.
+		 */
 		qp->resp.write_active = false;
+		qp->resp.offset = 0;
 		if (!(pkt->flags & VRNIC_OPF_FIRST))
 			goto drop;
 		qp->resp.epsn = pkt->psn;

@@ -40,7 +40,7 @@ static int vrnic_query_port(struct ib_device *ibdev, u32 port,
 	attr->active_mtu = vrnic_active_mtu(vdev);
 	attr->gid_tbl_len = VRNIC_GID_TBL_LEN;
 	attr->port_cap_flags = IB_PORT_CM_SUP;
-	attr->max_msg_sz = 0x80000000;
+	attr->max_msg_sz = VRNIC_MAX_MSG_SIZE;
 	attr->pkey_tbl_len = VRNIC_PKEY_TBL_LEN;
 	attr->max_vl_num = 1;
 	attr->lid = 0;
