@@ -1028,6 +1028,7 @@ static void vrnic_qp_engines_hold(struct vrnic_qp *qp)
 	 * ends its round early, so busy traffic cannot starve the wait.
 	 */
 	set_bit(VRNIC_QP_HOLD, &qp->engine);
+	/* HOLD is visible before RUNNING is tried, as AGAIN in vrnic_qp_run(). */
 	smp_mb__after_atomic();
 	while (test_and_set_bit_lock(VRNIC_QP_RUNNING, &qp->engine))
 		usleep_range(20, 100);

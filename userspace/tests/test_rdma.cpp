@@ -181,6 +181,59 @@ TEST_F(RdmaTest, LongReadInOneWr)
 }
 
 /*
+ * Two long READs and a SEND posted back to back: the responder answers
+ * the first READ a budget at a time, and takes nothing behind it until
+ * its last response is out. Had it taken the second READ meanwhile, the
+ * rest of the first would never be sent; had it taken the SEND, its ACK
+ * would overtake the READ's responses. All three complete, in order, the
+ * data intact.
+ */
+TEST_F(RdmaTest, LongReadsThenSendInOrder)
+{
+	constexpr size_t big = size_t{2} << 20, small = size_t{1} << 20;
+	constexpr size_t msg = 256;
+	QpPair p = make_pair();
+	GuardedArea r1 = guarded(big, kMrAccess, Side::remote);
+	GuardedArea r2 = guarded(small, kMrAccess, Side::remote);
+	GuardedArea s1 = guarded(big, IBV_ACCESS_LOCAL_WRITE);
+	GuardedArea s2 = guarded(small, IBV_ACCESS_LOCAL_WRITE);
+	auto out = make_mr(msg, IBV_ACCESS_LOCAL_WRITE);
+	auto in = make_remote_mr(msg);
+
+	fill_pattern(r1.area(), big, 0x2b1);
+	fill_pattern(r2.area(), small, 0x2b2);
+	fill_pattern(out->data(), msg, 0x2b3);
+	ibv_sge rs = verbs::sge(*in, 0, msg);
+	ibv_recv_wr rwr{};
+	rwr.wr_id = 9;
+	rwr.sg_list = &rs;
+	rwr.num_sge = 1;
+	verbs::post_recv(*p.b.qp, rwr);
+
+	ibv_sge g1 = verbs::sge(*s1.mr, kGuard, static_cast<uint32_t>(big));
+	ibv_sge g2 = verbs::sge(*s2.mr, kGuard, static_cast<uint32_t>(small));
+	ibv_sge g3 = verbs::sge(*out, 0, msg);
+	ibv_send_wr w[3] = {
+		rdma_wr(IBV_WR_RDMA_READ, g1, 1, r1.addr(), r1.mr->rkey()),
+		rdma_wr(IBV_WR_RDMA_READ, g2, 2, r2.addr(), r2.mr->rkey()),
+		rdma_wr(IBV_WR_SEND, g3, 3, 0, 0),
+	};
+	w[0].next = &w[1];
+	w[1].next = &w[2];
+	verbs::post_send(*p.a.qp, w[0]);
+
+	auto wcs = poll_n(*p.a.send_cq, 3, "two READs and a SEND");
+	EXPECT_TRUE(wc_ok(wcs[0], IBV_WC_RDMA_READ, 1));
+	EXPECT_TRUE(wc_ok(wcs[1], IBV_WC_RDMA_READ, 2));
+	EXPECT_TRUE(wc_ok(wcs[2], IBV_WC_SEND, 3));
+	s1.expect(0x2b1, "the first READ's sink");
+	s2.expect(0x2b2, "the second READ's sink");
+	ibv_wc rwc = poll_one(*p.b.recv_cq, "the SEND's receive");
+	ASSERT_TRUE(wc_ok(rwc, IBV_WC_RECV, 9));
+	EXPECT_TRUE(matches_pattern(in->data(), msg, 0x2b3));
+}
+
+/*
  * IBA 10.3.1 lets SQD->SQD change the address vector, and in SQD the
  * responder still answers: the peer's READs are answered while a's AV is
  * set again and again (to the same path, so every response still goes to
