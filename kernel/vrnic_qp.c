@@ -150,6 +150,20 @@ enum ib_wc_opcode vrnic_wr_wc_opcode(u32 wr_opcode)
 	}
 }
 
+/* Complete one WQE with IB_WC_WR_FLUSH_ERR; nonzero: the CQ is full. */
+static int vrnic_qp_post_flushed(struct vrnic_qp *qp, struct vrnic_cq *cq,
+				 u64 wr_id, enum ib_wc_opcode opcode)
+{
+	struct ib_wc wc = {
+		.wr_id	= wr_id,
+		.opcode	= opcode,
+		.status	= IB_WC_WR_FLUSH_ERR,
+		.qp	= &qp->ibqp,
+	};
+
+	return vrnic_cq_post(cq, &wc, false);
+}
+
 /* WQEs a flush takes off its queue per hold of the queue's lock. */
 #define VRNIC_FLUSH_BATCH	16
 
@@ -174,7 +188,6 @@ static void vrnic_qp_flush_queue(struct vrnic_qp *qp, struct vrnic_wq *wq,
 	} batch[VRNIC_FLUSH_BATCH];
 	unsigned long flags;
 	u32 left, n, i;
-	struct ib_wc wc;
 
 	spin_lock_irqsave(&wq->lock, flags);
 	left = vrnic_queue_count(&wq->queue);
@@ -207,13 +220,9 @@ static void vrnic_qp_flush_queue(struct vrnic_qp *qp, struct vrnic_wq *wq,
 			break;
 		left -= n;
 		for (i = 0; i < n; i++) {
-			memset(&wc, 0, sizeof(wc));
-			wc.wr_id = batch[i].wr_id;
-			wc.opcode = batch[i].opcode;
-			wc.status = IB_WC_WR_FLUSH_ERR;
-			wc.qp = &qp->ibqp;
 			/* A full CQ has raised IB_EVENT_CQ_ERR. */
-			if (vrnic_cq_post(cq, &wc, false))
+			if (vrnic_qp_post_flushed(qp, cq, batch[i].wr_id,
+						  batch[i].opcode))
 				return;
 		}
 	}
@@ -237,15 +246,8 @@ static void vrnic_qp_flush(struct vrnic_qp *qp)
 	 * not lost with the responder's state at RESET.
 	 */
 	if (qp->resp.has_wqe && qp->rcq) {
-		struct ib_wc wc = {
-			.wr_id	= qp->resp.wr_id,
-			.opcode	= IB_WC_RECV,
-			.status	= IB_WC_WR_FLUSH_ERR,
-			.qp	= &qp->ibqp,
-		};
-
 		qp->resp.has_wqe = false;
-		vrnic_cq_post(qp->rcq, &wc, false);
+		vrnic_qp_post_flushed(qp, qp->rcq, qp->resp.wr_id, IB_WC_RECV);
 	}
 	if (!qp->srq)
 		vrnic_qp_flush_queue(qp, &qp->rq, qp->rcq, false);
