@@ -149,21 +149,33 @@ static void vrnic_dev_follow_net(struct vrnic_dev *vdev)
  */
 static int vrnic_dev_list(struct vrnic_dev *vdev, struct net_device *ndev)
 {
+	struct ib_device *other;
 	struct vrnic_dev *d;
+	bool listed = false;
 	int err;
 
 	ASSERT_RTNL();
 	if (ndev->reg_state != NETREG_REGISTERED)
 		return -ENODEV;
-	mutex_lock(&vrnic_devs_lock);
-	list_for_each_entry(d, &vrnic_devs, list) {
-		if (d->ndev == ndev) {
-			mutex_unlock(&vrnic_devs_lock);
-			pr_err("vrnic: %s already has a vrnic device\n", ndev->name);
-			return -EEXIST;
-		}
+	/*
+	 * One soft RoCE device per netdev: rxe's devices count, and so do
+	 * ours still registering, which only our list knows.
+	 */
+	other = ib_device_get_by_netdev(ndev, RDMA_DRIVER_RXE);
+	if (other) {
+		pr_err("vrnic: %s already has RDMA device %s\n", ndev->name,
+		       dev_name(&other->dev));
+		ib_device_put(other);
+		return -EEXIST;
 	}
+	mutex_lock(&vrnic_devs_lock);
+	list_for_each_entry(d, &vrnic_devs, list)
+		listed |= d->ndev == ndev;
 	mutex_unlock(&vrnic_devs_lock);
+	if (listed) {
+		pr_err("vrnic: %s already has a vrnic device\n", ndev->name);
+		return -EEXIST;
+	}
 	vdev->net = dev_net(ndev);
 	err = vrnic_net_get(vdev);
 	if (err)
@@ -177,7 +189,6 @@ static int vrnic_dev_list(struct vrnic_dev *vdev, struct net_device *ndev)
 
 static int vrnic_newlink(const char *name, struct net_device *ndev)
 {
-	struct ib_device *other;
 	struct vrnic_dev *vdev;
 	int err;
 
@@ -185,15 +196,6 @@ static int vrnic_newlink(const char *name, struct net_device *ndev)
 		pr_err("vrnic: %s is not an Ethernet device\n", ndev->name);
 		return -EINVAL;
 	}
-	/* One soft RoCE device per netdev: rxe's devices count too. */
-	other = ib_device_get_by_netdev(ndev, RDMA_DRIVER_RXE);
-	if (other) {
-		pr_err("vrnic: %s already has RDMA device %s\n", ndev->name,
-		       dev_name(&other->dev));
-		ib_device_put(other);
-		return -EEXIST;
-	}
-
 	vdev = ib_alloc_device(vrnic_dev, ibdev);
 	if (!vdev)
 		return -ENOMEM;
