@@ -218,7 +218,7 @@ TEST_F(RdmaTest, LongReadsThenSendInOrder)
 	ibv_send_wr w[3] = {
 		rdma_wr(IBV_WR_RDMA_READ, g1, 1, r1.addr(), r1.mr->rkey()),
 		rdma_wr(IBV_WR_RDMA_READ, g2, 2, r2.addr(), r2.mr->rkey()),
-		rdma_wr(IBV_WR_SEND, g3, 3, 0, 0),
+		wr_of(IBV_WR_SEND, &g3, 3),
 	};
 	w[0].next = &w[1];
 	w[1].next = &w[2];

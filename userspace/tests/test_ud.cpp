@@ -261,12 +261,7 @@ TEST_F(VerbsTest, UdChainOfLocalDeliveries)
 	/* QP i holds a send of payload i + 1 to QP i + 1. */
 	for (size_t i = 0; i + 1 < kChain; i++) {
 		ibv_sge s = verbs::sge(*src, (i + 1) * size, size);
-		ibv_send_wr w{};
-		w.wr_id = 0x2000 + i;
-		w.sg_list = &s;
-		w.num_sge = 1;
-		w.opcode = IBV_WR_SEND;
-		w.send_flags = IBV_SEND_SIGNALED;
+		ibv_send_wr w = wr_of(IBV_WR_SEND, &s, 0x2000 + i);
 		w.wr.ud.ah = own.get();
 		w.wr.ud.remote_qpn = u[i + 1].qp->num();
 		w.wr.ud.remote_qkey = kQkey;
@@ -298,12 +293,7 @@ TEST_F(VerbsTest, UdChainOfLocalDeliveries)
 	fill_pattern(first->data(), size, kSeed);
 	{
 		ibv_sge s = verbs::sge(*first, 0, size);
-		ibv_send_wr w{};
-		w.wr_id = 1;
-		w.sg_list = &s;
-		w.num_sge = 1;
-		w.opcode = IBV_WR_SEND;
-		w.send_flags = IBV_SEND_SIGNALED;
+		ibv_send_wr w = wr_of(IBV_WR_SEND, &s, 1);
 		w.wr.ud.ah = to_dut.get();
 		w.wr.ud.remote_qpn = u[0].qp->num();
 		w.wr.ud.remote_qkey = kQkey;
