@@ -260,18 +260,225 @@ static void vrnic_corrupt(struct sk_buff *skb)
 	}
 }
 
-static int vrnic_xmit4(struct vrnic_dev *vdev, struct sk_buff *skb,
-		       const struct rdma_ah_attr *av, __be16 sport, bool corrupt)
+/*
+ * Hand a finished IP packet to the IP layer: the one place a packet leaves
+ * for a netdev.  Context: any but hardirq.
+ */
+static int vrnic_out(struct sk_buff *skb)
+{
+	struct net *net = dev_net(skb_dst(skb)->dev);
+	struct vrnic_net *vn = vrnic_pernet(net);
+	struct socket *sock;
+	int err;
+
+	rcu_read_lock();
+	if (skb->protocol == htons(ETH_P_IP)) {
+		sock = rcu_dereference(vn->sk4);
+		err = ip_local_out(net, sock ? sock->sk : NULL, skb);
+	} else {
+		sock = rcu_dereference(vn->sk6);
+		if (sock) {
+			err = ip6_local_out(net, sock->sk, skb);
+		} else {
+			kfree_skb(skb);	/* the namespace's last device went */
+			err = -ENETDOWN;
+		}
+	}
+	rcu_read_unlock();
+	return err < 0 ? -EIO : 0;
+}
+
+/*
+ * The order of a QP's packets (struct vrnic_txord).  veth and loopback
+ * call netif_rx(), which queues the packet on the sending CPU's backlog
+ * (when RPS does not steer it); each CPU drains its own, and a packet
+ * sent from a softirq waits there until that softirq's poll is done, while
+ * one sent from a task on another CPU is received at once.  So a QP
+ * remembers the CPU whose backlog took its last packet and the backlog's
+ * tail just after it, and sends from another CPU only once that backlog's
+ * head has passed the mark, as RFS moves a flow between CPUs; until then
+ * its packets queue in @q and that CPU is asked to send them behind the
+ * one it holds.  A netdev with a transmit queue (virtio-net, a NIC) never
+ * touches the backlog: the mark stays unset and packets go at once.
+ */
+#define VRNIC_TXORD_BUDGET	64	/* packets a softirq round sends */
+#define VRNIC_TXORD_MAX		1024	/* queued packets wait no longer */
+
+#ifdef CONFIG_RPS
+static unsigned int vrnic_backlog_tail(int cpu)
+{
+	return READ_ONCE(per_cpu(softnet_data, cpu).input_queue_tail);
+}
+
+static bool vrnic_backlog_passed(int cpu, unsigned int mark)
+{
+	return (int)(READ_ONCE(per_cpu(softnet_data, cpu).input_queue_head) -
+		     mark) >= 0;
+}
+#else
+/* No backlog counters to read: no order kept across CPUs. */
+static unsigned int vrnic_backlog_tail(int cpu)
+{
+	return 0;
+}
+
+static bool vrnic_backlog_passed(int cpu, unsigned int mark)
+{
+	return true;
+}
+#endif
+
+/* Called with @t->lock held and bottom halves off. */
+static bool vrnic_txord_may_send(struct vrnic_txord *t, int cpu)
+{
+	return t->cpu < 0 || t->cpu == cpu || !cpu_online(t->cpu) ||
+	       vrnic_backlog_passed(t->cpu, t->mark) ||
+	       skb_queue_len(&t->q) >= VRNIC_TXORD_MAX;
+}
+
+/* In hardirq on the CPU asked: its softirq sends behind its backlog. */
+static void vrnic_txord_ipi(void *info)
+{
+	struct vrnic_txord *t = info;
+
+	tasklet_schedule(&t->tl);
+	clear_bit_unlock(0, &t->kicking);	/* the last touch of @t */
+}
+
+static void vrnic_txord_kick(struct vrnic_txord *t, int cpu)
+{
+	if (test_and_set_bit_lock(0, &t->kicking))
+		return;		/* one is on its way; its run looks again */
+	if (smp_call_function_single_async(cpu, &t->csd)) {
+		/* @cpu went offline: its backlog moved, nothing to wait for. */
+		tasklet_schedule(&t->tl);
+		clear_bit_unlock(0, &t->kicking);
+	}
+}
+
+/*
+ * Send what @t holds from this CPU, at most @budget packets, if its order
+ * allows; otherwise ask the CPU that holds its last packet.  Context: any
+ * with bottom halves off.
+ */
+static void vrnic_txord_push(struct vrnic_txord *t, unsigned int budget)
+{
+	int cpu = smp_processor_id();
+	struct sk_buff *skb;
+	unsigned int tail;
+	int err;
+
+	spin_lock(&t->lock);
+	if (t->owner || skb_queue_empty(&t->q))
+		goto out;
+	if (!vrnic_txord_may_send(t, cpu)) {
+		vrnic_txord_kick(t, t->cpu);
+		goto out;
+	}
+	t->owner = true;
+	while ((skb = __skb_dequeue(&t->q))) {
+		spin_unlock(&t->lock);
+		tail = vrnic_backlog_tail(cpu);
+		err = vrnic_out(skb);
+		if (err)
+			vrnic_count(t->vdev, VRNIC_CNT_TX_ERR);
+		spin_lock(&t->lock);
+		if (vrnic_backlog_tail(cpu) != tail) {
+			t->cpu = cpu;
+			t->mark = vrnic_backlog_tail(cpu);
+		} else if (t->cpu != cpu) {
+			t->cpu = -1;
+		}
+		if (!--budget && !skb_queue_empty(&t->q)) {
+			tasklet_schedule(&t->tl);
+			break;
+		}
+	}
+	t->owner = false;
+out:
+	spin_unlock(&t->lock);
+}
+
+static void vrnic_txord_run(struct tasklet_struct *tl)
+{
+	struct vrnic_txord *t = from_tasklet(t, tl, tl);
+
+	vrnic_txord_push(t, VRNIC_TXORD_BUDGET);
+}
+
+void vrnic_txord_init(struct vrnic_txord *t, struct vrnic_dev *vdev)
+{
+	spin_lock_init(&t->lock);
+	skb_queue_head_init(&t->q);
+	t->vdev = vdev;
+	t->cpu = -1;
+	t->owner = false;
+	t->kicking = 0;
+	INIT_CSD(&t->csd, vrnic_txord_ipi, t);
+	tasklet_setup(&t->tl, vrnic_txord_run);
+}
+
+/* Once nothing sends through @t any more: what waits is dropped. */
+void vrnic_txord_fini(struct vrnic_txord *t)
+{
+	/* Acquire: pairs with the handler's clear_bit_unlock(). */
+	while (test_bit_acquire(0, &t->kicking))
+		cpu_relax();
+	tasklet_kill(&t->tl);
+	skb_queue_purge(&t->q);
+}
+
+/*
+ * Send @skb in its QP's order (@t; NULL for none).  Return: 0 once the
+ * packet is sent or queued; an IP layer's refusal of one sent now.
+ */
+static int vrnic_out_ordered(struct vrnic_txord *t, struct sk_buff *skb)
+{
+	int cpu, err = 0;
+
+	if (!t)
+		return vrnic_out(skb);
+	local_bh_disable();
+	cpu = smp_processor_id();
+	spin_lock(&t->lock);
+	if (!t->owner && skb_queue_empty(&t->q) &&
+	    vrnic_txord_may_send(t, cpu)) {
+		/* The common case: nothing waits, send from here at once. */
+		unsigned int tail = vrnic_backlog_tail(cpu);
+
+		t->owner = true;
+		spin_unlock(&t->lock);
+		err = vrnic_out(skb);
+		spin_lock(&t->lock);
+		if (vrnic_backlog_tail(cpu) != tail) {
+			t->cpu = cpu;
+			t->mark = vrnic_backlog_tail(cpu);
+		} else if (t->cpu != cpu) {
+			t->cpu = -1;
+		}
+		t->owner = false;
+		spin_unlock(&t->lock);
+		/* A packet queued meanwhile (by none but a tasklet) goes now. */
+		vrnic_txord_push(t, VRNIC_TXORD_BUDGET);
+	} else {
+		__skb_queue_tail(&t->q, skb);
+		spin_unlock(&t->lock);
+		vrnic_txord_push(t, VRNIC_TXORD_BUDGET);
+	}
+	local_bh_enable();
+	return err;
+}
+
+static int vrnic_xmit4(struct vrnic_dev *vdev, struct vrnic_txord *ord,
+		       struct sk_buff *skb, const struct rdma_ah_attr *av,
+		       __be16 sport, bool corrupt)
 {
 	const struct ib_global_route *grh = rdma_ah_read_grh(av);
 	struct net *net = dev_net(vdev->ndev);
-	struct vrnic_net *vn = vrnic_pernet(net);
 	struct flowi4 fl = {};
-	struct socket *sock;
 	struct rtable *rt;
 	struct iphdr *iph;
 	__be32 saddr, daddr;
-	int err;
 
 	saddr = *(__be32 *)&grh->sgid_attr->gid.raw[12];
 	daddr = *(__be32 *)&grh->dgid.raw[12];
@@ -317,15 +524,12 @@ static int vrnic_xmit4(struct vrnic_dev *vdev, struct sk_buff *skb,
 					   sizeof(*iph));
 	}
 	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
-	rcu_read_lock();
-	sock = rcu_dereference(vn->sk4);
-	err = ip_local_out(net, sock ? sock->sk : NULL, skb);
-	rcu_read_unlock();
-	return err < 0 ? -EIO : 0;
+	return vrnic_out_ordered(ord, skb);
 }
 
-static int vrnic_xmit6(struct vrnic_dev *vdev, struct sk_buff *skb,
-		       const struct rdma_ah_attr *av, __be16 sport, bool corrupt)
+static int vrnic_xmit6(struct vrnic_dev *vdev, struct vrnic_txord *ord,
+		       struct sk_buff *skb, const struct rdma_ah_attr *av,
+		       __be16 sport, bool corrupt)
 {
 	const struct ib_global_route *grh = rdma_ah_read_grh(av);
 	struct net *net = dev_net(vdev->ndev);
@@ -335,7 +539,6 @@ static int vrnic_xmit6(struct vrnic_dev *vdev, struct sk_buff *skb,
 	struct ipv6hdr *ip6h;
 	struct socket *sock;
 	bool local;
-	int err;
 
 	fl.flowi6_oif = vdev->ndev->ifindex;
 	fl.flowi6_proto = IPPROTO_UDP;
@@ -381,32 +584,25 @@ static int vrnic_xmit6(struct vrnic_dev *vdev, struct sk_buff *skb,
 					   NULL, sizeof(*ip6h));
 	}
 	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
-	rcu_read_lock();
-	sock = rcu_dereference(vn->sk6);
-	if (sock) {
-		err = ip6_local_out(net, sock->sk, skb);
-	} else {
-		kfree_skb(skb);		/* the namespace's last device went */
-		err = -ENETDOWN;
-	}
-	rcu_read_unlock();
-	return err < 0 ? -EIO : 0;
+	return vrnic_out_ordered(ord, skb);
 }
 
 /* IPv4 or IPv6 as the source GID is. */
-static int vrnic_xmit(struct vrnic_dev *vdev, struct sk_buff *skb,
-		      const struct rdma_ah_attr *av, __be16 sport, bool corrupt)
+static int vrnic_xmit(struct vrnic_dev *vdev, struct vrnic_txord *ord,
+		      struct sk_buff *skb, const struct rdma_ah_attr *av,
+		      __be16 sport, bool corrupt)
 {
 	const struct ib_global_route *grh = rdma_ah_read_grh(av);
 
 	if (rdma_gid_attr_network_type(grh->sgid_attr) == RDMA_NETWORK_IPV4)
-		return vrnic_xmit4(vdev, skb, av, sport, corrupt);
-	return vrnic_xmit6(vdev, skb, av, sport, corrupt);
+		return vrnic_xmit4(vdev, ord, skb, av, sport, corrupt);
+	return vrnic_xmit6(vdev, ord, skb, av, sport, corrupt);
 }
 
 /**
  * vrnic_net_xmit - send one packet whose BTH starts at skb->data
  * @vdev:	the device
+ * @ord:	the sending QP's order (NULL for none: see struct vrnic_txord)
  * @skb:	BTH onwards, with 4 bytes reserved for the ICRC at the end;
  *		consumed in all cases
  * @av:		the path: a GRH with a resolved source GID
@@ -417,8 +613,9 @@ static int vrnic_xmit(struct vrnic_dev *vdev, struct sk_buff *skb,
  *
  * Context: any (GFP_ATOMIC); packets to our own address loop back.
  */
-int vrnic_net_xmit(struct vrnic_dev *vdev, struct sk_buff *skb,
-		   const struct rdma_ah_attr *av, u32 src_qpn, u32 dst_qpn)
+int vrnic_net_xmit(struct vrnic_dev *vdev, struct vrnic_txord *ord,
+		   struct sk_buff *skb, const struct rdma_ah_attr *av,
+		   u32 src_qpn, u32 dst_qpn)
 {
 	const struct ib_global_route *grh = rdma_ah_read_grh(av);
 	struct sk_buff *dup = NULL;
@@ -448,8 +645,8 @@ int vrnic_net_xmit(struct vrnic_dev *vdev, struct sk_buff *skb,
 		}
 	}
 	if (dup)
-		vrnic_xmit(vdev, dup, av, sport, false);
-	err = vrnic_xmit(vdev, skb, av, sport, corrupt);
+		vrnic_xmit(vdev, ord, dup, av, sport, false);
+	err = vrnic_xmit(vdev, ord, skb, av, sport, corrupt);
 	if (err == -ENETUNREACH || err == -EHOSTUNREACH || err == -EINVAL)
 		vrnic_warn_ratelimited(vdev, "no route for a packet: %d\n", err);
 	return err;

@@ -8,16 +8,54 @@
 #ifndef VRNIC_NET_H
 #define VRNIC_NET_H
 
+#include <linux/interrupt.h>
 #include <linux/skbuff.h>
+#include <linux/smp.h>
+#include <linux/spinlock.h>
 #include <rdma/ib_verbs.h>
 
 struct vrnic_dev;
 
+/**
+ * struct vrnic_txord - one QP's packets leave in the order it sent them
+ * @lock:	guards the fields below but @csd and @tl
+ * @q:		packets waiting for their turn
+ * @vdev:	the device they leave from
+ * @cpu:	the CPU whose backlog may hold our last packet; -1 for none
+ * @mark:	that backlog's input_queue_tail just after it
+ * @owner:	a context is sending from @q
+ * @kicking:	@csd is on its way to @cpu (bit 0)
+ * @csd:	asks @cpu to run @tl
+ * @tl:		sends @q's packets on the CPU it runs on
+ *
+ * A netdev that hands a packet to its peer on the sending CPU's backlog
+ * (veth, loopback) delivers two packets sent from two CPUs in whichever
+ * order those CPUs drain their backlogs.  A QP's engines run on any CPU,
+ * so a packet the QP sends from another CPU than its last one waits
+ * until the last one's backlog has delivered it (as RFS moves a flow), or
+ * goes to that CPU and queues behind it there.  See vrnic_net.c.
+ */
+struct vrnic_txord {
+	spinlock_t		lock;	/* the queue and the mark */
+	struct sk_buff_head	q;
+	struct vrnic_dev	*vdev;
+	int			cpu;
+	unsigned int		mark;
+	bool			owner;
+	unsigned long		kicking;
+	call_single_data_t	csd;
+	struct tasklet_struct	tl;
+};
+
+void vrnic_txord_init(struct vrnic_txord *t, struct vrnic_dev *vdev);
+void vrnic_txord_fini(struct vrnic_txord *t);
+
 /* Room to reserve in front of the BTH for Ethernet, IP and UDP headers. */
 unsigned int vrnic_net_headroom(struct vrnic_dev *vdev);
 struct sk_buff *vrnic_net_alloc_skb(struct vrnic_dev *vdev, unsigned int len);
-int vrnic_net_xmit(struct vrnic_dev *vdev, struct sk_buff *skb,
-		   const struct rdma_ah_attr *av, u32 src_qpn, u32 dst_qpn);
+int vrnic_net_xmit(struct vrnic_dev *vdev, struct vrnic_txord *ord,
+		   struct sk_buff *skb, const struct rdma_ah_attr *av,
+		   u32 src_qpn, u32 dst_qpn);
 
 int vrnic_net_get(struct vrnic_dev *vdev);
 void vrnic_net_put(struct net *net);

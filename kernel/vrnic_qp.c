@@ -651,7 +651,8 @@ int vrnic_pkt_send(struct vrnic_qp *qp, struct sk_buff *skb,
 	int err;
 
 	vrnic_qpc_access(vdev, qp->ibqp.qp_num);
-	err = vrnic_net_xmit(vdev, skb, av, qp->ibqp.qp_num, dst_qpn);
+	err = vrnic_net_xmit(vdev, &qp->txord, skb, av, qp->ibqp.qp_num,
+			     dst_qpn);
 	vrnic_count(vdev, err ? VRNIC_CNT_TX_ERR : VRNIC_CNT_TX_PKTS);
 	return err;
 }
@@ -759,6 +760,7 @@ int vrnic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->srq = init->srq ? to_vsrq(init->srq) : NULL;
 	INIT_WORK(&qp->work, vrnic_qp_work);
 	skb_queue_head_init(&qp->rx);
+	vrnic_txord_init(&qp->txord, vdev);
 	timer_setup(&qp->timer, vrnic_qp_timer, 0);
 	vrnic_doorbell_init(&qp->db, &vdev->model, vrnic_qp_db_producer,
 			    vrnic_qp_db_run);
@@ -1181,6 +1183,7 @@ int vrnic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	hrtimer_cancel(&qp->pace_timer);
 	cancel_work_sync(&qp->work);
 	skb_queue_purge(&qp->rx);
+	vrnic_txord_fini(&qp->txord);
 
 	rdma_destroy_ah_attr(&qp->attr.ah_attr);
 	kfree(qp->replay);

@@ -14,6 +14,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "hw/doorbell.h"
+#include "vrnic_net.h"
 #include "vrnic_queue.h"
 
 struct vrnic_cq;
@@ -180,6 +181,7 @@ struct vrnic_qp {
 	struct work_struct	work;
 	unsigned long		engine;
 	struct sk_buff_head	rx;
+	struct vrnic_txord	txord;	/* its packets leave in order */
 	struct timer_list	timer;
 	bool			timed_out;
 

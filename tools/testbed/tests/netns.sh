@@ -76,14 +76,32 @@ pair netns/ib_atomic_bw "ib_atomic_bw -d vrnic0 -x $g0 -F -n 200" \
 	"ib_atomic_bw -d vrnic1 -x $g1 -F -n 200 10.97.0.1"
 pair netns/rping "rping -s -a 10.97.0.1 -v -C 10" "rping -c -a 10.97.0.1 -v -C 10" -
 
-# The veth pair loses nothing, but with the guest's two CPUs vrnic still
-# reorders a QP's packets across them (Documentation/vrnic.rst, "Execution
-# contexts"; the performance issue): the PSN gaps and retransmissions of
-# all of the above are shown, not asserted, until that is fixed.  With
-# the engines bound to one CPU they were all 0.
-for d in vrnic0 vrnic1; do
-	echo "$d: $(tb_hw_counters "$d" out_of_seq_request rcvd_seq_err retransmits duplicate_request | tr '\n' ' ')"
-done
+# The veth pair loses nothing, and the guest has two CPUs (run.sh's
+# default for one guest): a QP's packets must arrive in the order it sent
+# them, so no PSN gap (out_of_seq_request, rcvd_seq_err) and no
+# retransmission (retransmits, duplicate_request) in all of the above.
+# veth takes each packet on the sending CPU's backlog; a QP whose engines
+# sent from whichever CPU ran them was reordered (before struct
+# vrnic_txord: 9 out-of-sequence requests, 4 retransmits, 62 duplicates).
+# The debug kernel is slow enough for a QP's ACK timeout to expire now and
+# then (check-full: 5 retransmits, no PSN gap): there only the gaps count,
+# and the retransmissions are shown.
+in_order() {
+	local d c v bad=0
+	echo "CPUs: $(nproc)"
+	for d in vrnic0 vrnic1; do
+		while read -r c v; do
+			echo "$d $c $v"
+			case "$c" in
+			retransmits | duplicate_request)
+				[ "$VRNIC_KERNEL" = debug ] && continue ;;
+			esac
+			[ "$v" -eq 0 ] || bad=1
+		done <<<"$(tb_hw_counters "$d" out_of_seq_request rcvd_seq_err retransmits duplicate_request)"
+	done
+	[ "$bad" -eq 0 ]
+}
+tb_check netns/clean-link-in-order in_order
 
 # Moving a netdev to another namespace: its device follows, with the new
 # namespace's addresses as GIDs and its UDP socket; the old GIDs go.
