@@ -414,8 +414,11 @@ static bool vrnic_qp_resp_paced(struct vrnic_qp *qp)
  * The QP's engines: completer and responder for queued packets, then the
  * requester, for at most @rounds rounds.  @defer_ack leaves a coalesced
  * ACK to the work (the receive softirq's lone packets: the work, woken
- * once, answers all that arrived meanwhile).  Return: true if there is
- * more to do.
+ * once, answers all that arrived meanwhile).  Return: true if work
+ * remains for the caller to schedule: packets queued, a READ still being
+ * answered, a requester with more to send, an ACK held back, a QP gone to
+ * ERR and not flushed yet.  Not what ends by itself: a paced responder
+ * (the pace timer runs it), a requester that waits for a response.
  *
  * The engines stop early, with more to do, when the scheduler wants the
  * CPU: the work requeues and its worker yields between items.  A round's
@@ -430,9 +433,9 @@ static bool vrnic_qp_resp_paced(struct vrnic_qp *qp)
 static bool vrnic_qp_engines(struct vrnic_qp *qp, unsigned int rounds,
 			     bool defer_ack)
 {
+	bool busy = false, more = false, paced = false, flushed = false;
 	unsigned int round, n;
 	struct sk_buff *skb;
-	bool busy = false;
 
 	for (round = 0; round < rounds; round++) {
 		enum ib_qp_state state = READ_ONCE(qp->state);
@@ -442,15 +445,18 @@ static bool vrnic_qp_engines(struct vrnic_qp *qp, unsigned int rounds,
 			skb_queue_purge(&qp->rx);
 			if (state == IB_QPS_ERR)
 				vrnic_qp_flush(qp);
+			flushed = true;
 			break;
 		}
+		paced = false;
 		/*
 		 * A READ being answered goes first, a budget of responses
 		 * per round; until its last response is out, the packets
 		 * behind it wait (a QP's requests execute in order).
 		 */
 		if (qp->resp.rd.active) {
-			if (vrnic_qp_resp_paced(qp))
+			paced = vrnic_qp_resp_paced(qp);
+			if (paced)
 				goto requester;
 			busy = true;
 			/* Its MR gone, the READ took the QP to ERR: stop. */
@@ -459,7 +465,8 @@ static bool vrnic_qp_engines(struct vrnic_qp *qp, unsigned int rounds,
 				goto requester;
 		}
 		for (n = 0; n < VRNIC_WORK_PKTS; n++) {
-			if (vrnic_qp_resp_paced(qp))
+			paced = vrnic_qp_resp_paced(qp);
+			if (paced)
 				break;
 			skb = skb_dequeue(&qp->rx);
 			if (!skb)
@@ -492,14 +499,30 @@ requester:
 			vrnic_resp_flush_ack(qp);
 		if (xchg(&qp->timed_out, false))
 			vrnic_comp_timeout(qp);
-		if (vrnic_req_run(qp, VRNIC_WORK_PKTS))
+		more = vrnic_req_run(qp, VRNIC_WORK_PKTS);
+		if (more)
 			busy = true;
 		/* modify_qp waits for the engines: this round is the last. */
 		if (!busy || need_resched() ||
 		    test_bit(VRNIC_QP_HOLD, &qp->engine))
 			break;
 	}
-	return busy || qp->resp.ack_pending;
+	/*
+	 * Work that remains, not work done: a lone packet taken inline must
+	 * not wake the worker to find nothing (a wakeup per message, two on
+	 * a ping-pong's critical path).
+	 */
+	switch (READ_ONCE(qp->state)) {
+	case IB_QPS_ERR:
+		return !flushed;
+	case IB_QPS_RESET:
+		return false;	/* what it held went with the reset */
+	default:
+		break;
+	}
+	if (!paced && (qp->resp.rd.active || !skb_queue_empty_lockless(&qp->rx)))
+		return true;
+	return more || qp->resp.ack_pending;
 }
 
 /*

@@ -572,7 +572,10 @@ out:
 
 /**
  * vrnic_req_run - send up to @budget packets
- * Return: true if it sent or completed anything (run again).
+ * Return: true if there is more to send now (the budget ran out) or a
+ * failed WQE to flush.  A requester that waits (its window full, an RNR
+ * NAK, a fence, the modeled link) is run again by what ends the wait: a
+ * response, the QP's timer, the pace timer.
  */
 bool vrnic_req_run(struct vrnic_qp *qp, unsigned int budget)
 {
@@ -599,5 +602,6 @@ bool vrnic_req_run(struct vrnic_qp *qp, unsigned int budget)
 		sent++;
 	}
 	vrnic_comp_retire(qp);
-	return sent || ret == -EINVAL;
+	return (sent == budget && qp->req.index != vrnic_doorbell_pi(&qp->db)) ||
+	       ret == -EINVAL;
 }
