@@ -1,52 +1,85 @@
 # The driver benchmark (not a test): perftest over vrnic and over rxe in
-# one two-guest run, then iperf3 TCP over the same link as the limit.
-# host0 serves, host1 measures; host1 writes $VRNIC_OUT/bench.txt lines
-# "driver metric value unit".
+# one two-guest run, BENCH_ROUNDS rounds alternating the drivers, with the
+# link's floor (ping's minimum RTT) and ceiling (iperf3 TCP) measured in
+# each round too.  host0 serves, host1 measures; host1 writes
+# $VRNIC_OUT/bench.txt lines "round driver metric value unit", and per
+# round and driver the counters that tell reordering and loss apart:
+# "round driver ctr:NAME value count".
 . tools/testbed/guest-lib.sh
 N=${BENCH_ITERS:-2000}
+R=${BENCH_ROUNDS:-3}
 out=$VRNIC_OUT/bench.txt
 server=10.99.0.1
+: >"$out"
 
 # perf NAME TOOL ARGS: run one perftest pair, print the client's last row.
 perf() {
 	local name=$1 tool=$2
 	shift 2
-	tb_client_server "bench/$drv/$name" 300 18515 "$tool $* " "$tool $* $server" |
+	tb_client_server "bench/$round/$drv/$name" 300 18515 "$tool $* " "$tool $* $server" |
 		awk '/^ *[0-9]+ +[0-9]+ +[0-9.]+/ { row = $0 } END { print row }'
 }
 
-for drv in ${BENCH_DRIVERS:-vrnic rxe}; do
-	dev=$(tb_rdma_dev "$drv")
-	gid=$(tb_gid_index "$dev")
-	pt="-d $dev -x $gid -F"
-	# ib_*_bw rows: bytes iters peak_MBps avg_MBps Mpps
-	row=$(perf write_bw_64k ib_write_bw $pt -s 65536 -n "$N")
-	[ "$VRNIC_HOST" -eq 1 ] && echo "$drv write_bw_64k $(echo "$row" | awk '{print $4}') MB/s" >>"$out"
-	row=$(perf read_bw_64k ib_read_bw $pt -s 65536 -n "$N")
-	[ "$VRNIC_HOST" -eq 1 ] && echo "$drv read_bw_64k $(echo "$row" | awk '{print $4}') MB/s" >>"$out"
-	row=$(perf write_rate_64 ib_write_bw $pt -s 64 -n $((N * 10)))
-	[ "$VRNIC_HOST" -eq 1 ] && echo "$drv write_rate_64 $(echo "$row" | awk '{printf "%.0f", $5 * 1e6}') msg/s" >>"$out"
-	# ib_*_lat rows: bytes iters t_min t_max t_typical ...
-	row=$(perf send_lat_2 ib_send_lat $pt -s 2 -n "$N")
-	[ "$VRNIC_HOST" -eq 1 ] && echo "$drv send_lat_2 $(echo "$row" | awk '{print $5}') us" >>"$out"
-	row=$(perf write_lat_2 ib_write_lat $pt -s 2 -n "$N")
-	[ "$VRNIC_HOST" -eq 1 ] && echo "$drv write_lat_2 $(echo "$row" | awk '{print $5}') us" >>"$out"
-	[ "$VRNIC_HOST" -eq 1 ] && rdma statistic show link "$dev/1" >"$VRNIC_OUT/counters-$drv.txt"
-	rdma link delete "$dev"
-	if [ "$drv" = vrnic ]; then rmmod rdma_vrnic; else modprobe -r rdma_rxe; fi
-	tb_barrier "unloaded-$drv"
-done
+# emit METRIC VALUE UNIT (host1 only)
+emit() { [ "$VRNIC_HOST" -eq 1 ] && echo "$round $drv $1 $2 $3" >>"$out"; return 0; }
 
-# The link itself: TCP through the same virtio-net NICs.
-if [ "$VRNIC_HOST" -eq 0 ]; then
-	iperf3 -s -1 >"$VRNIC_OUT/iperf3.server.log" 2>&1 &
-	tb_wait_port 5201
-	tb_barrier iperf-ready
-	wait
-else
-	tb_barrier iperf-ready
-	iperf3 -c "$server" -t 10 -J >"$VRNIC_OUT/iperf3.json"
-	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print("tcp iperf3 %.1f MB/s" % (d["end"]["sum_received"]["bits_per_second"]/8e6))' \
-		"$VRNIC_OUT/iperf3.json" >>"$out"
-	cat "$out"
-fi
+link_limits() {
+	drv=link
+	if [ "$VRNIC_HOST" -eq 0 ]; then
+		iperf3 -s -1 >"$VRNIC_OUT/iperf3.$round.server.log" 2>&1 &
+		tb_wait_port 5201
+		tb_barrier "iperf-ready-$round"
+		wait
+	else
+		tb_barrier "iperf-ready-$round"
+		# ping's minimum: the floor under any one-way latency.
+		ping -q -c 50 -i 0.02 "$server" >"$VRNIC_OUT/ping.$round.log" 2>&1 || true
+		emit ping_min_rtt "$(awk -F/ '/^rtt|^round-trip/ { print $4 * 1000 }' "$VRNIC_OUT/ping.$round.log")" us
+		iperf3 -c "$server" -t 8 -J >"$VRNIC_OUT/iperf3.$round.json"
+		emit iperf3 "$(jq '.end.sum_received.bits_per_second / 8e6 * 10 | round / 10' "$VRNIC_OUT/iperf3.$round.json")" MB/s
+	fi
+	tb_barrier "link-done-$round"
+}
+
+for ((round = 1; round <= R; round++)); do
+	link_limits
+	# Alternate which driver goes first, so neither always has the
+	# fresher machine.
+	drivers=${BENCH_DRIVERS:-vrnic rxe}
+	((round % 2 == 0)) && drivers=$(echo "$drivers" | awk '{ for (i = NF; i > 0; i--) printf "%s ", $i }')
+	for drv in $drivers; do
+		dev=$(tb_rdma_dev "$drv")
+		gid=$(tb_gid_index "$dev")
+		pt="-d $dev -x $gid -F"
+		# ib_*_bw rows: bytes iters peak_MBps avg_MBps Mpps
+		row=$(perf write_bw_64k ib_write_bw $pt -s 65536 -n "$N")
+		emit write_bw_64k "$(echo "$row" | awk '{print $4}')" MB/s
+		row=$(perf write_bw_64k_q4 ib_write_bw $pt -s 65536 -q 4 -n "$N")
+		emit write_bw_64k_q4 "$(echo "$row" | awk '{print $4}')" MB/s
+		row=$(perf read_bw_64k ib_read_bw $pt -s 65536 -n "$N")
+		emit read_bw_64k "$(echo "$row" | awk '{print $4}')" MB/s
+		row=$(perf write_rate_64 ib_write_bw $pt -s 64 -n $((N * 10)))
+		emit write_rate_64 "$(echo "$row" | awk '{printf "%.0f", $5 * 1e6}')" msg/s
+		# ib_*_lat rows: bytes iters t_min t_max t_typical ...
+		row=$(perf send_lat_2 ib_send_lat $pt -s 2 -n "$N")
+		emit send_lat_2 "$(echo "$row" | awk '{print $5}')" us
+		row=$(perf write_lat_2 ib_write_lat $pt -s 2 -n "$N")
+		emit write_lat_2 "$(echo "$row" | awk '{print $5}')" us
+		# Both sides' counters: a sequence NAK is sent by one and
+		# received by the other.
+		ctr=$(tb_hw_counters "$dev" out_of_seq_request rcvd_seq_err duplicate_request \
+			retransmits completer_retry_err)
+		if [ "$VRNIC_HOST" -eq 0 ]; then
+			tb_put "ctr-$round-$drv" "$ctr"
+		else
+			printf '%s\n%s\n' "$ctr" "$(tb_get "ctr-$round-$drv")" |
+				awk 'NF == 2 { s[$1] += $2 } END { for (c in s) print c, s[c] }' |
+				while read -r c v; do emit "ctr:$c" "$v" count; done
+		fi
+		rdma link delete "$dev"
+		if [ "$drv" = vrnic ]; then rmmod rdma_vrnic; else modprobe -r rdma_rxe; fi
+		tb_barrier "unloaded-$round-$drv"
+	done
+done
+[ "$VRNIC_HOST" -eq 1 ] && cat "$out"
+exit 0
