@@ -289,7 +289,7 @@ static int vrnic_out(struct sk_buff *skb)
 }
 
 /*
- * The order of a QP's packets (struct vrnic_txord).  veth and loopback
+ * The order of a QP's packets (struct vrnic_path).  veth and loopback
  * call netif_rx(), which queues the packet on the sending CPU's backlog
  * (when RPS does not steer it); each CPU drains its own, and a packet
  * sent from a softirq waits there until that softirq's poll is done, while
@@ -301,8 +301,8 @@ static int vrnic_out(struct sk_buff *skb)
  * one it holds.  A netdev with a transmit queue (virtio-net, a NIC) never
  * touches the backlog: the mark stays unset and packets go at once.
  */
-#define VRNIC_TXORD_BUDGET	64	/* packets a softirq round sends */
-#define VRNIC_TXORD_MAX		1024	/* queued packets wait no longer */
+#define VRNIC_PATH_BUDGET	64	/* packets a softirq round sends */
+#define VRNIC_PATH_MAX		1024	/* queued packets wait no longer */
 
 #ifdef CONFIG_RPS
 static unsigned int vrnic_backlog_tail(int cpu)
@@ -329,23 +329,23 @@ static bool vrnic_backlog_passed(int cpu, unsigned int mark)
 #endif
 
 /* Called with @t->lock held and bottom halves off. */
-static bool vrnic_txord_may_send(struct vrnic_txord *t, int cpu)
+static bool vrnic_path_may_send(struct vrnic_path *t, int cpu)
 {
 	return t->cpu < 0 || t->cpu == cpu || !cpu_online(t->cpu) ||
 	       vrnic_backlog_passed(t->cpu, t->mark) ||
-	       skb_queue_len(&t->q) >= VRNIC_TXORD_MAX;
+	       skb_queue_len(&t->q) >= VRNIC_PATH_MAX;
 }
 
 /* In hardirq on the CPU asked: its softirq sends behind its backlog. */
-static void vrnic_txord_ipi(void *info)
+static void vrnic_path_ipi(void *info)
 {
-	struct vrnic_txord *t = info;
+	struct vrnic_path *t = info;
 
 	tasklet_schedule(&t->tl);
 	clear_bit_unlock(0, &t->kicking);	/* the last touch of @t */
 }
 
-static void vrnic_txord_kick(struct vrnic_txord *t, int cpu)
+static void vrnic_path_kick(struct vrnic_path *t, int cpu)
 {
 	if (test_and_set_bit_lock(0, &t->kicking))
 		return;		/* one is on its way; its run looks again */
@@ -361,7 +361,7 @@ static void vrnic_txord_kick(struct vrnic_txord *t, int cpu)
  * allows; otherwise ask the CPU that holds its last packet.  Context: any
  * with bottom halves off.
  */
-static void vrnic_txord_push(struct vrnic_txord *t, unsigned int budget)
+static void vrnic_path_push(struct vrnic_path *t, unsigned int budget)
 {
 	int cpu = smp_processor_id();
 	struct sk_buff *skb;
@@ -369,10 +369,10 @@ static void vrnic_txord_push(struct vrnic_txord *t, unsigned int budget)
 	int err;
 
 	spin_lock(&t->lock);
-	if (t->owner || skb_queue_empty(&t->q))
+	if (t->owner || t->dead || skb_queue_empty(&t->q))
 		goto out;
-	if (!vrnic_txord_may_send(t, cpu)) {
-		vrnic_txord_kick(t, t->cpu);
+	if (!vrnic_path_may_send(t, cpu)) {
+		vrnic_path_kick(t, t->cpu);
 		goto out;
 	}
 	t->owner = true;
@@ -389,6 +389,8 @@ static void vrnic_txord_push(struct vrnic_txord *t, unsigned int budget)
 		} else if (t->cpu != cpu) {
 			t->cpu = -1;
 		}
+		if (t->dead)
+			break;
 		if (!--budget && !skb_queue_empty(&t->q)) {
 			tasklet_schedule(&t->tl);
 			break;
@@ -399,40 +401,59 @@ out:
 	spin_unlock(&t->lock);
 }
 
-static void vrnic_txord_run(struct tasklet_struct *tl)
+static void vrnic_path_run(struct tasklet_struct *tl)
 {
-	struct vrnic_txord *t = from_tasklet(t, tl, tl);
+	struct vrnic_path *t = from_tasklet(t, tl, tl);
 
-	vrnic_txord_push(t, VRNIC_TXORD_BUDGET);
+	vrnic_path_push(t, VRNIC_PATH_BUDGET);
 }
 
-void vrnic_txord_init(struct vrnic_txord *t, struct vrnic_dev *vdev)
+int vrnic_path_init(struct vrnic_path *t, struct vrnic_dev *vdev,
+		    bool cache_route)
 {
+	if (cache_route) {
+		int err = dst_cache_init(&t->route, GFP_KERNEL);
+
+		if (err)
+			return err;
+	}
+	t->cached = cache_route;
 	spin_lock_init(&t->lock);
 	skb_queue_head_init(&t->q);
 	t->vdev = vdev;
 	t->cpu = -1;
 	t->owner = false;
+	t->dead = false;
 	t->kicking = 0;
-	INIT_CSD(&t->csd, vrnic_txord_ipi, t);
-	tasklet_setup(&t->tl, vrnic_txord_run);
+	INIT_CSD(&t->csd, vrnic_path_ipi, t);
+	tasklet_setup(&t->tl, vrnic_path_run);
+	return 0;
 }
 
-/* Once nothing sends through @t any more: what waits is dropped. */
-void vrnic_txord_fini(struct vrnic_txord *t)
+/*
+ * Once nothing sends through @t any more: what waits is dropped.  Dead
+ * first, so that neither a run of @tl nor a push in flight asks for
+ * another; then the request on its way lands, and @tl's last run ends.
+ */
+void vrnic_path_fini(struct vrnic_path *t)
 {
+	spin_lock_bh(&t->lock);
+	t->dead = true;
+	spin_unlock_bh(&t->lock);
 	/* Acquire: pairs with the handler's clear_bit_unlock(). */
 	while (test_bit_acquire(0, &t->kicking))
 		cpu_relax();
 	tasklet_kill(&t->tl);
 	skb_queue_purge(&t->q);
+	if (t->cached)
+		dst_cache_destroy(&t->route);
 }
 
 /*
  * Send @skb in its QP's order (@t; NULL for none).  Return: 0 once the
  * packet is sent or queued; an IP layer's refusal of one sent now.
  */
-static int vrnic_out_ordered(struct vrnic_txord *t, struct sk_buff *skb)
+static int vrnic_out_ordered(struct vrnic_path *t, struct sk_buff *skb)
 {
 	int cpu, err = 0;
 
@@ -442,7 +463,7 @@ static int vrnic_out_ordered(struct vrnic_txord *t, struct sk_buff *skb)
 	cpu = smp_processor_id();
 	spin_lock(&t->lock);
 	if (!t->owner && skb_queue_empty(&t->q) &&
-	    vrnic_txord_may_send(t, cpu)) {
+	    vrnic_path_may_send(t, cpu)) {
 		/* The common case: nothing waits, send from here at once. */
 		unsigned int tail = vrnic_backlog_tail(cpu);
 
@@ -459,17 +480,17 @@ static int vrnic_out_ordered(struct vrnic_txord *t, struct sk_buff *skb)
 		t->owner = false;
 		spin_unlock(&t->lock);
 		/* A packet queued meanwhile (by none but a tasklet) goes now. */
-		vrnic_txord_push(t, VRNIC_TXORD_BUDGET);
+		vrnic_path_push(t, VRNIC_PATH_BUDGET);
 	} else {
 		__skb_queue_tail(&t->q, skb);
 		spin_unlock(&t->lock);
-		vrnic_txord_push(t, VRNIC_TXORD_BUDGET);
+		vrnic_path_push(t, VRNIC_PATH_BUDGET);
 	}
 	local_bh_enable();
 	return err;
 }
 
-static int vrnic_xmit4(struct vrnic_dev *vdev, struct vrnic_txord *ord,
+static int vrnic_xmit4(struct vrnic_dev *vdev, struct vrnic_path *path,
 		       struct sk_buff *skb, const struct rdma_ah_attr *av,
 		       __be16 sport, bool corrupt)
 {
@@ -486,7 +507,16 @@ static int vrnic_xmit4(struct vrnic_dev *vdev, struct vrnic_txord *ord,
 	fl.flowi4_proto = IPPROTO_UDP;
 	fl.saddr = saddr;
 	fl.daddr = daddr;
-	rt = ip_route_output_key(net, &fl);
+	/* The cache is per CPU: stay on this one while using it. */
+	local_bh_disable();
+	rt = path && path->cached ? dst_cache_get_ip4(&path->route, &saddr) :
+				    NULL;
+	if (!rt) {
+		rt = ip_route_output_key(net, &fl);
+		if (!IS_ERR(rt) && path && path->cached)
+			dst_cache_set_ip4(&path->route, &rt->dst, fl.saddr);
+	}
+	local_bh_enable();
 	if (IS_ERR(rt)) {
 		kfree_skb(skb);
 		return PTR_ERR(rt);
@@ -524,10 +554,10 @@ static int vrnic_xmit4(struct vrnic_dev *vdev, struct vrnic_txord *ord,
 					   sizeof(*iph));
 	}
 	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
-	return vrnic_out_ordered(ord, skb);
+	return vrnic_out_ordered(path, skb);
 }
 
-static int vrnic_xmit6(struct vrnic_dev *vdev, struct vrnic_txord *ord,
+static int vrnic_xmit6(struct vrnic_dev *vdev, struct vrnic_path *path,
 		       struct sk_buff *skb, const struct rdma_ah_attr *av,
 		       __be16 sport, bool corrupt)
 {
@@ -536,6 +566,7 @@ static int vrnic_xmit6(struct vrnic_dev *vdev, struct vrnic_txord *ord,
 	struct vrnic_net *vn = vrnic_pernet(net);
 	struct flowi6 fl = {};
 	struct dst_entry *dst;
+	struct in6_addr saddr;
 	struct ipv6hdr *ip6h;
 	struct socket *sock;
 	bool local;
@@ -544,11 +575,20 @@ static int vrnic_xmit6(struct vrnic_dev *vdev, struct vrnic_txord *ord,
 	fl.flowi6_proto = IPPROTO_UDP;
 	memcpy(&fl.saddr, grh->sgid_attr->gid.raw, sizeof(fl.saddr));
 	memcpy(&fl.daddr, grh->dgid.raw, sizeof(fl.daddr));
-	rcu_read_lock();
-	sock = rcu_dereference(vn->sk6);
-	dst = sock ? ipv6_stub->ipv6_dst_lookup_flow(net, sock->sk, &fl, NULL) :
-		     ERR_PTR(-EAFNOSUPPORT);
-	rcu_read_unlock();
+	local_bh_disable();
+	dst = path && path->cached ?
+	      dst_cache_get_ip6(&path->route, &saddr) : NULL;
+	if (!dst) {
+		rcu_read_lock();
+		sock = rcu_dereference(vn->sk6);
+		dst = sock ? ipv6_stub->ipv6_dst_lookup_flow(net, sock->sk, &fl,
+							     NULL) :
+			     ERR_PTR(-EAFNOSUPPORT);
+		rcu_read_unlock();
+		if (!IS_ERR(dst) && path && path->cached)
+			dst_cache_set_ip6(&path->route, dst, &fl.saddr);
+	}
+	local_bh_enable();
 	if (IS_ERR(dst)) {
 		kfree_skb(skb);
 		return PTR_ERR(dst);
@@ -584,25 +624,25 @@ static int vrnic_xmit6(struct vrnic_dev *vdev, struct vrnic_txord *ord,
 					   NULL, sizeof(*ip6h));
 	}
 	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
-	return vrnic_out_ordered(ord, skb);
+	return vrnic_out_ordered(path, skb);
 }
 
 /* IPv4 or IPv6 as the source GID is. */
-static int vrnic_xmit(struct vrnic_dev *vdev, struct vrnic_txord *ord,
+static int vrnic_xmit(struct vrnic_dev *vdev, struct vrnic_path *path,
 		      struct sk_buff *skb, const struct rdma_ah_attr *av,
 		      __be16 sport, bool corrupt)
 {
 	const struct ib_global_route *grh = rdma_ah_read_grh(av);
 
 	if (rdma_gid_attr_network_type(grh->sgid_attr) == RDMA_NETWORK_IPV4)
-		return vrnic_xmit4(vdev, ord, skb, av, sport, corrupt);
-	return vrnic_xmit6(vdev, ord, skb, av, sport, corrupt);
+		return vrnic_xmit4(vdev, path, skb, av, sport, corrupt);
+	return vrnic_xmit6(vdev, path, skb, av, sport, corrupt);
 }
 
 /**
  * vrnic_net_xmit - send one packet whose BTH starts at skb->data
  * @vdev:	the device
- * @ord:	the sending QP's order (NULL for none: see struct vrnic_txord)
+ * @path:	the sending QP's order (NULL for none: see struct vrnic_path)
  * @skb:	BTH onwards, with 4 bytes reserved for the ICRC at the end;
  *		consumed in all cases
  * @av:		the path: a GRH with a resolved source GID
@@ -613,7 +653,7 @@ static int vrnic_xmit(struct vrnic_dev *vdev, struct vrnic_txord *ord,
  *
  * Context: any (GFP_ATOMIC); packets to our own address loop back.
  */
-int vrnic_net_xmit(struct vrnic_dev *vdev, struct vrnic_txord *ord,
+int vrnic_net_xmit(struct vrnic_dev *vdev, struct vrnic_path *path,
 		   struct sk_buff *skb, const struct rdma_ah_attr *av,
 		   u32 src_qpn, u32 dst_qpn)
 {
@@ -645,8 +685,8 @@ int vrnic_net_xmit(struct vrnic_dev *vdev, struct vrnic_txord *ord,
 		}
 	}
 	if (dup)
-		vrnic_xmit(vdev, ord, dup, av, sport, false);
-	err = vrnic_xmit(vdev, ord, skb, av, sport, corrupt);
+		vrnic_xmit(vdev, path, dup, av, sport, false);
+	err = vrnic_xmit(vdev, path, skb, av, sport, corrupt);
 	if (err == -ENETUNREACH || err == -EHOSTUNREACH || err == -EINVAL)
 		vrnic_warn_ratelimited(vdev, "no route for a packet: %d\n", err);
 	return err;

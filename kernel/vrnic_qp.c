@@ -674,7 +674,7 @@ int vrnic_pkt_send(struct vrnic_qp *qp, struct sk_buff *skb,
 	int err;
 
 	vrnic_qpc_access(vdev, qp->ibqp.qp_num);
-	err = vrnic_net_xmit(vdev, &qp->txord, skb, av, qp->ibqp.qp_num,
+	err = vrnic_net_xmit(vdev, &qp->path, skb, av, qp->ibqp.qp_num,
 			     dst_qpn);
 	vrnic_count(vdev, err ? VRNIC_CNT_TX_ERR : VRNIC_CNT_TX_PKTS);
 	return err;
@@ -783,7 +783,11 @@ int vrnic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->srq = init->srq ? to_vsrq(init->srq) : NULL;
 	INIT_WORK(&qp->work, vrnic_qp_work);
 	skb_queue_head_init(&qp->rx);
-	vrnic_txord_init(&qp->txord, vdev);
+	/* RC and UC have one address vector: their route is kept. */
+	err = vrnic_path_init(&qp->path, vdev, init->qp_type == IB_QPT_RC ||
+			      init->qp_type == IB_QPT_UC);
+	if (err)
+		goto err_model;
 	timer_setup(&qp->timer, vrnic_qp_timer, 0);
 	vrnic_doorbell_init(&qp->db, &vdev->model, vrnic_qp_db_producer,
 			    vrnic_qp_db_run);
@@ -800,7 +804,7 @@ int vrnic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 			       sizeof(struct rxe_send_wqe) + sq_payload,
 			       udata ? VRNIC_QUEUE_FROM_USER : VRNIC_QUEUE_FROM_KERNEL);
 	if (err)
-		goto err_model;
+		goto err_path;
 	qp->swqe = kvcalloc(qp->sq.queue.mask + 1, sizeof(*qp->swqe), GFP_KERNEL);
 	if (!qp->swqe) {
 		err = -ENOMEM;
@@ -877,6 +881,8 @@ err_sq:
 	kfree(qp->replay);
 	kvfree(qp->swqe);
 	vrnic_queue_cleanup(&qp->sq.queue);
+err_path:
+	vrnic_path_fini(&qp->path);
 err_model:
 	/* No QPN yet: QP 0 is never a vrnic QP, so nothing is uncached. */
 	vrnic_model_qp_destroy(&vdev->model, 0, init->qp_type == IB_QPT_GSI);
@@ -1119,6 +1125,7 @@ int vrnic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	vrnic_qp_store_attr(qp, attr, mask);
 	if (mask & IB_QP_AV) {
 		swap(av, qp->attr.ah_attr);
+		vrnic_path_reset_route(&qp->path);
 		write_seqcount_begin(&qp->addr_seq);
 		memcpy(&qp->local_addr,
 		       qp->attr.ah_attr.grh.sgid_attr->gid.raw,
@@ -1206,7 +1213,7 @@ int vrnic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	hrtimer_cancel(&qp->pace_timer);
 	cancel_work_sync(&qp->work);
 	skb_queue_purge(&qp->rx);
-	vrnic_txord_fini(&qp->txord);
+	vrnic_path_fini(&qp->path);
 
 	rdma_destroy_ah_attr(&qp->attr.ah_attr);
 	kfree(qp->replay);

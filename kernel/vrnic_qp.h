@@ -181,7 +181,7 @@ struct vrnic_qp {
 	struct work_struct	work;
 	unsigned long		engine;
 	struct sk_buff_head	rx;
-	struct vrnic_txord	txord;	/* its packets leave in order */
+	struct vrnic_path	path;	/* its packets leave in order */
 	struct timer_list	timer;
 	bool			timed_out;
 

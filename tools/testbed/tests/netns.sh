@@ -82,7 +82,7 @@ pair netns/rping "rping -s -a 10.97.0.1 -v -C 10" "rping -c -a 10.97.0.1 -v -C 1
 # retransmission (retransmits, duplicate_request) in all of the above.
 # veth takes each packet on the sending CPU's backlog; a QP whose engines
 # sent from whichever CPU ran them was reordered (before struct
-# vrnic_txord: 9 out-of-sequence requests, 4 retransmits, 62 duplicates).
+# vrnic_path: 9 out-of-sequence requests, 4 retransmits, 62 duplicates).
 # The debug kernel is slow enough for a QP's ACK timeout to expire now and
 # then (check-full: 5 retransmits, no PSN gap): there only the gaps count,
 # and the retransmissions are shown.
