@@ -92,7 +92,7 @@ for smp in sorted({e["vcpus"] for e in table}):
         print(f"{smp} vCPUs: vrnic write_bw_64k / iperf3 = {wb['median'] / ip['median']:.2f}")
     for m in ("send_lat_2", "write_lat_2"):
         lat = by.get((smp, m), {}).get("vrnic")
-        if pg and lat:
+        if pg and lat and pg["median"]:
             print(f"{smp} vCPUs: vrnic {m} / (ping min RTT / 2) = {lat['median'] / (pg['median'] / 2):.2f}")
 PY
 if command -v gnuplot >/dev/null; then

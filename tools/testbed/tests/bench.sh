@@ -34,7 +34,8 @@ link_limits() {
 		tb_barrier "iperf-ready-$round"
 		# ping's minimum: the floor under any one-way latency.
 		ping -q -c 50 -i 0.02 "$server" >"$VRNIC_OUT/ping.$round.log" 2>&1 || true
-		emit ping_min_rtt "$(awk -F/ '/^rtt|^round-trip/ { print $4 * 1000 }' "$VRNIC_OUT/ping.$round.log")" us
+		# "rtt min/avg/max/mdev = 0.421/0.600/0.800/0.100 ms"
+		emit ping_min_rtt "$(awk -F' = ' '/^rtt|^round-trip/ { split($2, a, "/"); print a[1] * 1000 }' "$VRNIC_OUT/ping.$round.log")" us
 		iperf3 -c "$server" -t 8 -J >"$VRNIC_OUT/iperf3.$round.json"
 		emit iperf3 "$(jq '.end.sum_received.bits_per_second / 8e6 * 10 | round / 10' "$VRNIC_OUT/iperf3.$round.json")" MB/s
 	fi

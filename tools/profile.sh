@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# tools/profile.sh [TOOL [ARGS]]: where the data path's time goes.  One
+# two-guest run (stock kernel, PROFILE_SMP vCPUs each, 1 by default) runs
+# one perftest pair over PROFILE_DRIVER (vrnic; or rxe, for the
+# reference) under `perf record -a` in both guests, and prints each
+# guest's top symbols by self time.  Default: ib_write_bw -s 65536 -n 2000.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. tools/testbed/lib.sh
+
+tool=${1:-ib_write_bw}
+shift || true
+args=${*:--s 65536 -n 2000}
+kmod=$(build_stock_module profile)
+line=$(tools/testbed/run.sh --topo two --smp "${PROFILE_SMP:-1}" --timeout 900 --name profile \
+	--env "VRNIC_KMOD=$kmod" --env "PROFILE_DRIVER=${PROFILE_DRIVER:-vrnic}" \
+	--env "PROFILE_TOOL=$tool" --env "PROFILE_ARGS=$args" \
+	tools/testbed/tests/profile.sh | tail -n1) || true
+run=${line##*: }
+echo "run: $run"
+for h in host0 host1; do
+	echo "== $h (host0 serves, host1 is the client)"
+	cat "$run/$h/profile.txt" 2>/dev/null || echo "(no profile)"
+done

@@ -1,0 +1,42 @@
+# The data path's profile (not a test): one perftest pair over
+# PROFILE_DRIVER (vrnic) between two guests, sampled on both while it runs
+# (bpftrace, 499 Hz per CPU: the kernel function each sample interrupted,
+# or the command for samples in user space; perf record in these TCG
+# guests kept one or two samples of thousands).  Each host writes
+# $VRNIC_OUT/profile.txt: the top 40 by share of samples.  PROFILE_TOOL and
+# PROFILE_ARGS choose the perftest (ib_write_bw, "-s 65536 -n 2000").
+. tools/testbed/guest-lib.sh
+drv=${PROFILE_DRIVER:-vrnic}
+tool=${PROFILE_TOOL:-ib_write_bw}
+args=${PROFILE_ARGS:--s 65536 -n 2000}
+server=10.99.0.1
+dev=$(tb_rdma_dev "$drv")
+gid=$(tb_gid_index "$dev")
+pt="-d $dev -x $gid -F $args"
+raw=$VRNIC_OUT/profile.raw
+bpftrace -e 'BEGIN { printf("Tracing\n"); }
+profile:hz:499 {
+	if (reg("ip") >= 0xffff800000000000) { @k[ksym(reg("ip"))] = count(); }
+	else { @u[comm] = count(); }
+}' >"$raw" 2>&1 &
+bpid=$!
+for ((i = 0; i < 600; i++)); do
+	grep -q '^Tracing' "$raw" && break
+	sleep 0.2
+done
+tb_barrier profile-attached 300
+rc=0
+tb_client_server "profile/$drv/$tool" 600 18515 "$tool $pt" "$tool $pt $server" || rc=$?
+for ((i = 0; i < 30; i++)); do
+	kill -INT $bpid 2>/dev/null || break
+	grep -q '^@' "$raw" && break
+	sleep 1
+done
+wait $bpid || true
+awk -F': ' '/^@k\[/ { s = $1; sub(/^@k\[/, "", s); sub(/\]$/, "", s); n[s] += $2; t += $2 }
+	/^@u\[/ { s = $1; sub(/^@u\[/, "", s); sub(/\]$/, "", s); n["(user) " s] += $2; t += $2 }
+	END { for (s in n) printf "%6.2f%%  %6d  %s\n", 100 * n[s] / t, n[s], s; printf "%6.2f%%  %6d  (all samples)\n", 100, t }' \
+	"$raw" | sort -k2,2nr | head -n 41 >"$VRNIC_OUT/profile.txt"
+echo "== host $VRNIC_HOST: $tool $args over $drv"
+cat "$VRNIC_OUT/profile.txt"
+exit $rc
