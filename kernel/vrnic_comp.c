@@ -28,14 +28,88 @@ static const u32 vrnic_rnr_usec[32] = {
 /* Timeouts in a row, without progress, waited out while responses arrive. */
 #define VRNIC_TIMER_DEFERRALS	16
 
-/* (Re)start the retransmit timer: 4.096 us * 2^timeout (IBA 9.7.6.1.3). */
+/* A TCG guest is slow: no retransmit timer shorter than this. */
+#define VRNIC_RTO_MIN_US	5000
+
+static bool vrnic_adaptive_retrans = true;
+module_param_named(adaptive_retrans, vrnic_adaptive_retrans, bool, 0644);
+MODULE_PARM_DESC(adaptive_retrans,
+		 "retransmit after a few measured RTTs when that is sooner than the QP's timeout (default: on)");
+
+/*
+ * (Re)start the retransmit timer: 4.096 us * 2^timeout (IBA 9.7.6.1.3).
+ *
+ * Adaptive retransmission, as ConnectX NICs do it: where the RTT measured
+ * on the QP is far below that timeout, the timer is the RTT estimate of
+ * RFC 6298 (SRTT + 4 RTTVAR), doubled for each timeout in a row since the
+ * last progress, and never longer than the QP's own timeout, so the retry
+ * count still bounds the time a dead peer takes to be given up on.
+ */
+u64 vrnic_comp_rto_us(u8 timeout, bool adaptive, u32 srtt_us, u32 rttvar_us,
+		      u32 timeouts)
+{
+	u64 usec = timeout ? 4ULL << min_t(u32, timeout, 31) : 1000000;
+	u64 rto;
+
+	usec = clamp_t(u64, usec, VRNIC_RTO_MIN_US, 60000000);
+	if (!adaptive || !srtt_us)
+		return usec;
+	rto = max_t(u64, srtt_us + 4ULL * rttvar_us, VRNIC_RTO_MIN_US);
+	return min(usec, rto << min_t(u32, timeouts, 16));
+}
+
 void vrnic_comp_arm(struct vrnic_qp *qp)
 {
-	u32 t = qp->attr.timeout;
-	u64 usec = t ? 4ULL << min_t(u32, t, 31) : 1000000;
+	u32 spent = qp->attr.retry_cnt > qp->comp.retry ?
+		    qp->attr.retry_cnt - qp->comp.retry : 0;
+	u64 usec = vrnic_comp_rto_us(qp->attr.timeout,
+				     READ_ONCE(vrnic_adaptive_retrans),
+				     qp->comp.srtt_us, qp->comp.rttvar_us, spent);
 
-	usec = max_t(u64, usec, 5000);	/* a TCG guest is slow: at least 5 ms */
-	mod_timer(&qp->timer, jiffies + usecs_to_jiffies(min_t(u64, usec, 60000000)));
+	mod_timer(&qp->timer, jiffies + usecs_to_jiffies(usec));
+}
+
+/*
+ * The requester sent @psn, which a response acknowledges (not a resend:
+ * Karn's rule, a resent PSN's response may answer either copy).  Time it
+ * if none is being timed.
+ */
+void vrnic_comp_sent(struct vrnic_qp *qp, u32 psn)
+{
+	if (qp->comp.resending) {
+		if (vrnic_psn_before(psn, qp->comp.resent_end))
+			return;
+		qp->comp.resending = false;
+	}
+	if (qp->comp.rtt_on)
+		return;
+	qp->comp.rtt_on = true;
+	qp->comp.rtt_psn = psn;
+	qp->comp.rtt_start = local_clock();
+}
+
+/* One RTT sample of @sample_us into the estimate (RFC 6298, 2.2-2.3). */
+void vrnic_rtt_update(u32 *srtt_us, u32 *rttvar_us, u64 sample_us)
+{
+	/* At least 1 (0 means no estimate); small enough for the sums. */
+	u32 s = clamp_t(u64, sample_us, 1, U32_MAX / 8);
+
+	if (!*srtt_us) {
+		*srtt_us = s;
+		*rttvar_us = s / 2;
+		return;
+	}
+	*rttvar_us = (3 * *rttvar_us + abs((int)*srtt_us - (int)s)) / 4;
+	*srtt_us = max((7 * *srtt_us + s) / 8, 1U);
+}
+
+/* @una passed the PSN being timed. */
+static void vrnic_comp_rtt_sample(struct vrnic_qp *qp)
+{
+	qp->comp.rtt_on = false;
+	vrnic_rtt_update(&qp->comp.srtt_us, &qp->comp.rttvar_us,
+			 div_u64(local_clock() - qp->comp.rtt_start,
+				 NSEC_PER_USEC));
 }
 
 /*
@@ -108,6 +182,13 @@ static void vrnic_comp_rewind(struct vrnic_qp *qp, u32 psn,
 	u32 i;
 
 	u32 end = vrnic_comp_end(qp);
+
+	/* What goes out again up to here is not timed (Karn's rule). */
+	if (!qp->comp.resending ||
+	    vrnic_psn_after(qp->req.psn, qp->comp.resent_end))
+		qp->comp.resent_end = qp->req.psn;
+	qp->comp.resending = true;
+	qp->comp.rtt_on = false;
 
 	for (i = vrnic_queue_consumer(q); i != end; i = (i + 1) & q->mask) {
 		struct vrnic_swqe *w = &qp->swqe[i];
@@ -405,6 +486,8 @@ void vrnic_comp_rx(struct vrnic_qp *qp, struct sk_buff *skb)
 	 */
 	progress = vrnic_queue_consumer(&qp->sq.queue) != cons_before ||
 		   qp->comp.una != una_before;
+	if (qp->comp.rtt_on && vrnic_psn_after(qp->comp.una, qp->comp.rtt_psn))
+		vrnic_comp_rtt_sample(qp);
 	if (progress) {
 		qp->comp.retry = qp->attr.retry_cnt;
 		qp->comp.deferred = 0;

@@ -201,6 +201,14 @@ struct vrnic_qp {
 		bool		rewound;	/* asked again for a response */
 		bool		heard;	/* a response since the timer armed */
 		u32		deferred;	/* timeouts waited out since progress */
+		/* Adaptive retransmission (vrnic_comp.c): one PSN timed at once. */
+		u64		rtt_start;	/* local_clock() when @rtt_psn left */
+		u32		rtt_psn;
+		bool		rtt_on;		/* @rtt_psn is being timed */
+		bool		resending;	/* PSNs before @resent_end are resent */
+		u32		resent_end;
+		u32		srtt_us;	/* smoothed RTT; 0 until sampled */
+		u32		rttvar_us;
 	} comp;
 	struct {
 		u32		epsn;	/* expected PSN */
@@ -304,6 +312,15 @@ void vrnic_comp_rx(struct vrnic_qp *qp, struct sk_buff *skb);
 void vrnic_comp_timeout(struct vrnic_qp *qp);
 void vrnic_comp_retire(struct vrnic_qp *qp);
 void vrnic_comp_arm(struct vrnic_qp *qp);
+/*
+ * The retransmit timer in microseconds: the QP's @timeout (IBA 9.7.6.1.3),
+ * or sooner, when @adaptive and an estimate is known, after SRTT + 4
+ * RTTVAR, doubled for each of @timeouts in a row (see vrnic_comp.c).
+ */
+u64 vrnic_comp_rto_us(u8 timeout, bool adaptive, u32 srtt_us, u32 rttvar_us,
+		      u32 timeouts);
+void vrnic_rtt_update(u32 *srtt_us, u32 *rttvar_us, u64 sample_us);
+void vrnic_comp_sent(struct vrnic_qp *qp, u32 psn);
 struct sk_buff *vrnic_pkt_build(struct vrnic_qp *qp, u8 opcode, u32 psn,
 				u32 dst_qpn, u32 paylen, bool ackreq, bool se);
 int vrnic_pkt_send(struct vrnic_qp *qp, struct sk_buff *skb,

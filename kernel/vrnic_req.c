@@ -562,8 +562,11 @@ static int vrnic_req_one(struct vrnic_qp *qp)
 	}
 
 	vrnic_pkt_send(qp, skb, av, dst_qpn);
-	if (rc && !timer_pending(&qp->timer))
-		vrnic_comp_arm(qp);
+	if (rc) {
+		vrnic_comp_sent(qp, psn);
+		if (!timer_pending(&qp->timer))
+			vrnic_comp_arm(qp);
+	}
 out:
 	if (av == &ud_av)
 		rdma_destroy_ah_attr(&ud_av);

@@ -176,9 +176,64 @@ static void vrnic_qp_state_names(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, vrnic_qp_state_name(-1), "?");
 }
 
+/*
+ * The retransmit timer: the QP's timeout (14: 4.096 us << 14 = 67108 us),
+ * or, adaptive with an RTT estimate, SRTT + 4 RTTVAR (5 ms at least),
+ * doubled per timeout in a row, never past the QP's own.
+ */
+static void vrnic_qp_rto(struct kunit *test)
+{
+	/* No estimate, or adaptive off: the QP's timeout. */
+	KUNIT_EXPECT_EQ(test, vrnic_comp_rto_us(14, true, 0, 0, 0), 67108ULL);
+	KUNIT_EXPECT_EQ(test, vrnic_comp_rto_us(14, false, 2000, 500, 0), 67108ULL);
+	/* A timeout below the floor is raised to it; 0 means 1 s. */
+	KUNIT_EXPECT_EQ(test, vrnic_comp_rto_us(1, false, 0, 0, 0), 5000ULL);
+	KUNIT_EXPECT_EQ(test, vrnic_comp_rto_us(0, false, 0, 0, 0), 1000000ULL);
+	/* 2 ms RTT, 0.5 ms deviation: 4 ms, floored at 5 ms. */
+	KUNIT_EXPECT_EQ(test, vrnic_comp_rto_us(14, true, 2000, 500, 0), 5000ULL);
+	/* 4 ms, 1 ms: 8 ms; then 16 and 32 after timeouts; then capped. */
+	KUNIT_EXPECT_EQ(test, vrnic_comp_rto_us(14, true, 4000, 1000, 0), 8000ULL);
+	KUNIT_EXPECT_EQ(test, vrnic_comp_rto_us(14, true, 4000, 1000, 1), 16000ULL);
+	KUNIT_EXPECT_EQ(test, vrnic_comp_rto_us(14, true, 4000, 1000, 2), 32000ULL);
+	KUNIT_EXPECT_EQ(test, vrnic_comp_rto_us(14, true, 4000, 1000, 4), 67108ULL);
+	KUNIT_EXPECT_EQ(test, vrnic_comp_rto_us(14, true, 4000, 1000, 99), 67108ULL);
+	/* An RTT longer than the QP's timeout never lengthens it. */
+	KUNIT_EXPECT_EQ(test, vrnic_comp_rto_us(10, true, 100000, 0, 0), 5000ULL);
+}
+
+/* RFC 6298: the first sample seeds, the next ones move 1/8 and 1/4. */
+static void vrnic_qp_rtt_estimate(struct kunit *test)
+{
+	u32 srtt = 0, var = 0;
+	int i;
+
+	vrnic_rtt_update(&srtt, &var, 800);
+	KUNIT_EXPECT_EQ(test, srtt, 800U);
+	KUNIT_EXPECT_EQ(test, var, 400U);
+	vrnic_rtt_update(&srtt, &var, 1600);
+	KUNIT_EXPECT_EQ(test, srtt, 900U);		/* (7 * 800 + 1600) / 8 */
+	KUNIT_EXPECT_EQ(test, var, 500U);		/* (3 * 400 + 800) / 4 */
+	/* A zero sample counts as 1 us: the estimate never reads "none". */
+	srtt = 0;
+	vrnic_rtt_update(&srtt, &var, 0);
+	KUNIT_EXPECT_EQ(test, srtt, 1U);
+	/* A huge sample is bounded, and the sums do not wrap. */
+	for (i = 0; i < 64; i++)
+		vrnic_rtt_update(&srtt, &var, U64_MAX);
+	KUNIT_EXPECT_GT(test, srtt, U32_MAX / 16);
+	KUNIT_EXPECT_LE(test, srtt, U32_MAX / 8);
+	/* Steady samples converge, and the deviation decays. */
+	for (i = 0; i < 200; i++)
+		vrnic_rtt_update(&srtt, &var, 1000);
+	KUNIT_EXPECT_LE(test, srtt, 1010U);
+	KUNIT_EXPECT_LE(test, var, 10U);
+}
+
 static struct kunit_case vrnic_qp_cases[] = {
 	KUNIT_CASE_PARAM(vrnic_qp_modify_table, qp_gen_params),
 	KUNIT_CASE(vrnic_qp_state_names),
+	KUNIT_CASE(vrnic_qp_rto),
+	KUNIT_CASE(vrnic_qp_rtt_estimate),
 	{}
 };
 

@@ -23,7 +23,8 @@
 # NETEM_CASES, NETEM_OPS (subsets, space separated; the debug kernel runs
 # mixed unless told), NETEM_CASE_OPS ("CASE=OP,OP ...": the ops of the
 # cases it names; the others run NETEM_OPS), NETEM_SIZE (64K),
-# NETEM_DEPTH (16), NETEM_DEADLINE (per run watchdog, s).
+# NETEM_DEPTH (16), NETEM_DEADLINE (per run watchdog, s),
+# NETEM_ADAPTIVE_RETRANS (0 or 1: vrnic's adaptive_retrans parameter).
 # NETEM_SOAK=SECONDS (one guest, vrnic): the long run instead of the cases:
 # the mixed case's ops over and over until SECONDS have passed, each run
 # verified and judged (netem/vrnic/mixed/OP/roundN), and then neither the
@@ -73,6 +74,8 @@ netem_args() {
 	duplicate) echo "duplicate 5%" ;;
 	corrupt) echo "corrupt 1%" ;;
 	mixed) echo "delay 1ms loss 2% reorder 25% 50% duplicate 1% corrupt 0.5%" ;;
+	# Loss recovery as a WAN sees it: RTTs far below the ACK timeout.
+	loss2d1) echo "delay 1ms loss 2%" ;;
 	*) echo "unknown case $1" >&2; return 1 ;;
 	esac
 }
@@ -105,6 +108,12 @@ else
 	in_side() { shift; "$@"; }
 	if [ "$VRNIC_HOST" -eq 0 ]; then role=server; links() { echo "server:eth0"; }
 	else role=client; links() { echo "client:eth0"; }; fi
+fi
+# NETEM_ADAPTIVE_RETRANS=0|1: vrnic's adaptive retransmission off or on
+# (the module's default is on), to compare the two in one run.
+if [ "$drv" = vrnic ] && [ -n "${NETEM_ADAPTIVE_RETRANS:-}" ]; then
+	echo "$NETEM_ADAPTIVE_RETRANS" >/sys/module/rdma_vrnic/parameters/adaptive_retrans
+	echo "adaptive_retrans: $(cat /sys/module/rdma_vrnic/parameters/adaptive_retrans)"
 fi
 ulimit -l unlimited
 for ((i = 0; i < 50; i++)); do
