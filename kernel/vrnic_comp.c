@@ -37,16 +37,19 @@ MODULE_PARM_DESC(adaptive_retrans,
 		 "retransmit after a few measured RTTs when that is sooner than the QP's timeout (default: on)");
 
 /*
- * (Re)start the retransmit timer: 4.096 us * 2^timeout (IBA 9.7.6.1.3).
+ * (Re)start the retransmit timer: 4.096 us * 2^timeout (IBA 9.7.6.1.3;
+ * 4 us here).
  *
  * Adaptive retransmission, as ConnectX NICs do it: where the RTT measured
  * on the QP is far below that timeout, the timer is the RTT estimate of
- * RFC 6298 (SRTT + 4 RTTVAR), doubled for each timeout in a row since the
- * last progress, and never longer than the QP's own timeout, so the retry
- * count still bounds the time a dead peer takes to be given up on.
+ * RFC 6298 (SRTT + 4 RTTVAR), doubled for each early expiry in a row since
+ * the last progress, until it reaches the QP's own timeout.  An early
+ * expiry resends but spends no retry: only expiries of the QP's own
+ * timeout do, so the retry count still means what the IBA says, and a
+ * dead peer is given up on no sooner than without it.
  */
 u64 vrnic_comp_rto_us(u8 timeout, bool adaptive, u32 srtt_us, u32 rttvar_us,
-		      u32 timeouts)
+		      u32 early)
 {
 	u64 usec = timeout ? 4ULL << min_t(u32, timeout, 31) : 1000000;
 	u64 rto;
@@ -55,17 +58,18 @@ u64 vrnic_comp_rto_us(u8 timeout, bool adaptive, u32 srtt_us, u32 rttvar_us,
 	if (!adaptive || !srtt_us)
 		return usec;
 	rto = max_t(u64, srtt_us + 4ULL * rttvar_us, VRNIC_RTO_MIN_US);
-	return min(usec, rto << min_t(u32, timeouts, 16));
+	return min(usec, rto << min_t(u32, early, 16));
 }
 
 void vrnic_comp_arm(struct vrnic_qp *qp)
 {
-	u32 spent = qp->attr.retry_cnt > qp->comp.retry ?
-		    qp->attr.retry_cnt - qp->comp.retry : 0;
+	u64 full = vrnic_comp_rto_us(qp->attr.timeout, false, 0, 0, 0);
 	u64 usec = vrnic_comp_rto_us(qp->attr.timeout,
 				     READ_ONCE(vrnic_adaptive_retrans),
-				     qp->comp.srtt_us, qp->comp.rttvar_us, spent);
+				     qp->comp.srtt_us, qp->comp.rttvar_us,
+				     qp->comp.early);
 
+	qp->comp.timer_early = usec < full;
 	mod_timer(&qp->timer, jiffies + usecs_to_jiffies(usec));
 }
 
@@ -490,6 +494,7 @@ void vrnic_comp_rx(struct vrnic_qp *qp, struct sk_buff *skb)
 		vrnic_comp_rtt_sample(qp);
 	if (progress) {
 		qp->comp.retry = qp->attr.retry_cnt;
+		qp->comp.early = 0;
 		qp->comp.deferred = 0;
 		qp->comp.heard = false;
 		if ((syndrome & VRNIC_AETH_TYPE_MASK) != VRNIC_AETH_RNR_NAK)
@@ -528,6 +533,22 @@ void vrnic_comp_timeout(struct vrnic_qp *qp)
 	 * peer that answers but never with what we wait for still runs out
 	 * the retry budget.
 	 */
+	if (qp->comp.timer_early) {
+		/*
+		 * Sooner than the QP's timeout (adaptive): the next wait is
+		 * twice as long; resend unless responses are arriving.
+		 */
+		qp->comp.early++;
+		if (!qp->comp.heard)
+			vrnic_comp_rewind(qp, vrnic_psn_after(qp->comp.una,
+							      w->first_psn) ?
+					      qp->comp.una : w->first_psn,
+					  VRNIC_RETX_TIMEOUT);
+		qp->comp.heard = false;
+		qp->comp.rewound = false;
+		vrnic_comp_arm(qp);
+		return;
+	}
 	if (qp->comp.heard && qp->comp.deferred < VRNIC_TIMER_DEFERRALS) {
 		qp->comp.heard = false;
 		qp->comp.deferred++;

@@ -209,6 +209,9 @@ struct vrnic_qp {
 		u32		resent_end;
 		u32		srtt_us;	/* smoothed RTT; 0 until sampled */
 		u32		rttvar_us;
+		u32		early;		/* early expiries since progress */
+		bool		timer_early;	/* the timer is set sooner than
+						 * the QP's timeout */
 	} comp;
 	struct {
 		u32		epsn;	/* expected PSN */
@@ -315,10 +318,10 @@ void vrnic_comp_arm(struct vrnic_qp *qp);
 /*
  * The retransmit timer in microseconds: the QP's @timeout (IBA 9.7.6.1.3),
  * or sooner, when @adaptive and an estimate is known, after SRTT + 4
- * RTTVAR, doubled for each of @timeouts in a row (see vrnic_comp.c).
+ * RTTVAR, doubled for each of @early expiries in a row (see vrnic_comp.c).
  */
 u64 vrnic_comp_rto_us(u8 timeout, bool adaptive, u32 srtt_us, u32 rttvar_us,
-		      u32 timeouts);
+		      u32 early);
 void vrnic_rtt_update(u32 *srtt_us, u32 *rttvar_us, u64 sample_us);
 void vrnic_comp_sent(struct vrnic_qp *qp, u32 psn);
 struct sk_buff *vrnic_pkt_build(struct vrnic_qp *qp, u8 opcode, u32 psn,

@@ -18,14 +18,16 @@
 # (bench.svg, with gnuplot) under BENCH_OUT (build/bench).
 #
 # BENCH_ITERS (2000) sets perftest's -n; the message rate runs ten times
-# as many.  This machine varies by up to 2x between rounds: compare within
+# as many.  BENCH_ROWS names a subset of the rows (write_bw_64k
+# write_bw_64k_q4 read_bw_64k write_rate_64 send_lat_2 write_lat_2);
+# BENCH_KMOD a module directory to measure instead of kernel/ built now.  This machine varies by up to 2x between rounds: compare within
 # one run only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . tools/testbed/lib.sh
 
 abi=$(stock_abi)
-kmod=$(build_stock_module bench)
+kmod=${BENCH_KMOD:-$(build_stock_module bench)}
 out=${BENCH_OUT:-build/bench}
 mkdir -p "$out"
 rounds=$out/bench-rounds.txt
@@ -34,6 +36,7 @@ for smp in ${BENCH_SMP:-1 2}; do
 	line=$(tools/testbed/run.sh --topo two --smp "$smp" --timeout 5400 --name "bench-smp$smp" \
 		--env "VRNIC_KMOD=$kmod" --env "BENCH_ITERS=${BENCH_ITERS:-2000}" \
 		--env "BENCH_ROUNDS=${BENCH_ROUNDS:-3}" --env "BENCH_DRIVERS=${BENCH_DRIVERS:-vrnic rxe}" \
+		${BENCH_ROWS:+--env "BENCH_ROWS=$BENCH_ROWS"} \
 		tools/testbed/tests/bench.sh | tail -n1) || true
 	run=${line##*: }
 	res=$run/host1/bench.txt

@@ -177,15 +177,16 @@ static void vrnic_qp_state_names(struct kunit *test)
 }
 
 /*
- * The retransmit timer: the QP's timeout (14: 4.096 us << 14 = 67108 us),
+ * The retransmit timer: the QP's timeout (14: 4 us << 14 = 65536 us, a
+ * little under IBA's 4.096 us << 14),
  * or, adaptive with an RTT estimate, SRTT + 4 RTTVAR (5 ms at least),
  * doubled per timeout in a row, never past the QP's own.
  */
 static void vrnic_qp_rto(struct kunit *test)
 {
 	/* No estimate, or adaptive off: the QP's timeout. */
-	KUNIT_EXPECT_EQ(test, vrnic_comp_rto_us(14, true, 0, 0, 0), 67108ULL);
-	KUNIT_EXPECT_EQ(test, vrnic_comp_rto_us(14, false, 2000, 500, 0), 67108ULL);
+	KUNIT_EXPECT_EQ(test, vrnic_comp_rto_us(14, true, 0, 0, 0), 65536ULL);
+	KUNIT_EXPECT_EQ(test, vrnic_comp_rto_us(14, false, 2000, 500, 0), 65536ULL);
 	/* A timeout below the floor is raised to it; 0 means 1 s. */
 	KUNIT_EXPECT_EQ(test, vrnic_comp_rto_us(1, false, 0, 0, 0), 5000ULL);
 	KUNIT_EXPECT_EQ(test, vrnic_comp_rto_us(0, false, 0, 0, 0), 1000000ULL);
@@ -195,8 +196,8 @@ static void vrnic_qp_rto(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vrnic_comp_rto_us(14, true, 4000, 1000, 0), 8000ULL);
 	KUNIT_EXPECT_EQ(test, vrnic_comp_rto_us(14, true, 4000, 1000, 1), 16000ULL);
 	KUNIT_EXPECT_EQ(test, vrnic_comp_rto_us(14, true, 4000, 1000, 2), 32000ULL);
-	KUNIT_EXPECT_EQ(test, vrnic_comp_rto_us(14, true, 4000, 1000, 4), 67108ULL);
-	KUNIT_EXPECT_EQ(test, vrnic_comp_rto_us(14, true, 4000, 1000, 99), 67108ULL);
+	KUNIT_EXPECT_EQ(test, vrnic_comp_rto_us(14, true, 4000, 1000, 4), 65536ULL);
+	KUNIT_EXPECT_EQ(test, vrnic_comp_rto_us(14, true, 4000, 1000, 99), 65536ULL);
 	/* An RTT longer than the QP's timeout never lengthens it. */
 	KUNIT_EXPECT_EQ(test, vrnic_comp_rto_us(10, true, 100000, 0, 0), 5000ULL);
 }
