@@ -210,8 +210,7 @@ struct vrnic_qp {
 		u32		srtt_us;	/* smoothed RTT; 0 until sampled */
 		u32		rttvar_us;
 		u32		early;		/* early expiries since progress */
-		bool		timer_early;	/* the timer is set sooner than
-						 * the QP's timeout */
+		bool		timer_early;	/* set sooner than QP's timeout */
 	} comp;
 	struct {
 		u32		epsn;	/* expected PSN */
