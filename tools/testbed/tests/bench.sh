@@ -27,7 +27,11 @@ perf() {
 }
 
 # emit METRIC VALUE UNIT (host1 only)
-emit() { [ "$VRNIC_HOST" -eq 1 ] && [ -n "$2" ] && echo "$round $drv $1 $2 $3" >>"$out"; return 0; }
+emit() {
+	[ "$VRNIC_HOST" -eq 1 ] && [ -n "$2" ] || return 0
+	case "$1" in ctr:* | ping_min_rtt | iperf3) ;; *) want "$1" || return 0 ;; esac
+	echo "$round $drv $1 $2 $3" >>"$out"
+}
 
 link_limits() {
 	drv=link
