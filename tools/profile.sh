@@ -6,6 +6,7 @@
 # one perftest pair over PROFILE_DRIVER (vrnic; or rxe, for the
 # reference) under `perf record -a` in both guests, and prints each
 # guest's top symbols by self time.  Default: ib_write_bw -s 65536 -n 2000.
+# PROFILE_KMOD: a module directory to profile instead of kernel/ built now.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . tools/testbed/lib.sh
@@ -13,7 +14,7 @@ cd "$(dirname "$0")/.."
 tool=${1:-ib_write_bw}
 shift || true
 args=${*:--s 65536 -n 2000}
-kmod=$(build_stock_module profile)
+kmod=${PROFILE_KMOD:-$(build_stock_module profile)}
 line=$(tools/testbed/run.sh --topo two --smp "${PROFILE_SMP:-1}" --timeout 900 --name profile \
 	--env "VRNIC_KMOD=$kmod" --env "PROFILE_DRIVER=${PROFILE_DRIVER:-vrnic}" \
 	--env "PROFILE_TOOL=$tool" --env "PROFILE_ARGS=$args" \

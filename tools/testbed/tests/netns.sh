@@ -9,6 +9,13 @@ T=${NETNS_TIMEOUT:-120}
 [ "$VRNIC_KERNEL" = debug ] && T=600
 
 tb_netns_pair
+# The clean-link check below counts every retransmission as a fault.
+# Adaptive retransmission (vrnic.rst, Transport) fires after a few RTTs,
+# 5 ms at least, and in make check, the other lane's guest beside this
+# one, an ACK now and then takes longer than that (one early resend at
+# 2473e0d's successor, no gap, no duplicate): it is off here, so that
+# what is counted is the order of the packets alone.
+echo 0 >/sys/module/rdma_vrnic/parameters/adaptive_retrans
 for n in 0 1; do
 	ip -n ns$n addr add fd97::$((n + 1))/64 dev veth$n nodad
 done
@@ -79,7 +86,8 @@ pair netns/rping "rping -s -a 10.97.0.1 -v -C 10" "rping -c -a 10.97.0.1 -v -C 1
 # The veth pair loses nothing, and the guest has two CPUs (run.sh's
 # default for one guest): a QP's packets must arrive in the order it sent
 # them, so no PSN gap (out_of_seq_request, rcvd_seq_err) and no
-# retransmission (retransmits, duplicate_request) in all of the above.
+# retransmission (retransmits, duplicate_request) in all of the above
+# (adaptive retransmission off: see the top).
 # veth takes each packet on the sending CPU's backlog; a QP whose engines
 # sent from whichever CPU ran them was reordered (before struct
 # vrnic_path: 9 out-of-sequence requests, 4 retransmits, 62 duplicates).
