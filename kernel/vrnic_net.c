@@ -20,6 +20,7 @@
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
 #include <net/route.h>
+#include <net/sch_generic.h>
 #include <net/udp_tunnel.h>
 #include <rdma/ib_addr.h>
 #include <rdma/ib_cache.h>
@@ -328,6 +329,36 @@ static bool vrnic_backlog_passed(int cpu, unsigned int mark)
 }
 #endif
 
+/*
+ * Whether @skb's netdev transmits it synchronously, on this CPU: no qdisc
+ * (noqueue, veth's and loopback's default), so veth hands it to the
+ * peer's backlog before dev_queue_xmit() returns.  With a qdisc (netem,
+ * virtio-net's mq) the packet leaves from whichever CPU dequeues it, and
+ * the tail that moved during the call was someone else's packet: a mark
+ * taken from it only held the QP's next packets back (the debug kernel's
+ * netem mixed case ran out of retries with them waiting on IPIs).
+ * Context: bottom halves off (an RCU-bh read side).
+ */
+static bool vrnic_out_direct(const struct sk_buff *skb)
+{
+	struct net_device *dev = skb_dst(skb)->dev;
+	struct Qdisc *q = rcu_dereference_bh(netdev_get_tx_queue(dev, 0)->qdisc);
+
+	return !q || !q->enqueue;
+}
+
+/* After a send from @cpu: where the QP's last packet may wait now. */
+static void vrnic_path_note(struct vrnic_path *t, int cpu, bool direct,
+			    unsigned int tail)
+{
+	if (direct && vrnic_backlog_tail(cpu) != tail) {
+		t->cpu = cpu;
+		t->mark = vrnic_backlog_tail(cpu);
+	} else if (!direct || t->cpu != cpu) {
+		t->cpu = -1;
+	}
+}
+
 /* Called with @t->lock held and bottom halves off. */
 static bool vrnic_path_may_send(struct vrnic_path *t, int cpu)
 {
@@ -377,18 +408,15 @@ static void vrnic_path_push(struct vrnic_path *t, unsigned int budget)
 	}
 	t->owner = true;
 	while ((skb = __skb_dequeue(&t->q))) {
+		bool direct = vrnic_out_direct(skb);
+
 		spin_unlock(&t->lock);
 		tail = vrnic_backlog_tail(cpu);
 		err = vrnic_out(skb);
 		if (err)
 			vrnic_count(t->vdev, VRNIC_CNT_TX_ERR);
 		spin_lock(&t->lock);
-		if (vrnic_backlog_tail(cpu) != tail) {
-			t->cpu = cpu;
-			t->mark = vrnic_backlog_tail(cpu);
-		} else if (t->cpu != cpu) {
-			t->cpu = -1;
-		}
+		vrnic_path_note(t, cpu, direct, tail);
 		if (t->dead)
 			break;
 		if (!--budget && !skb_queue_empty(&t->q)) {
@@ -456,14 +484,16 @@ void vrnic_path_fini(struct vrnic_path *t)
 static int vrnic_out_ordered(struct vrnic_path *t, struct sk_buff *skb)
 {
 	int cpu, err = 0;
+	bool direct;
 
 	if (!t)
 		return vrnic_out(skb);
 	local_bh_disable();
 	cpu = smp_processor_id();
+	direct = vrnic_out_direct(skb);
 	spin_lock(&t->lock);
 	if (!t->owner && skb_queue_empty(&t->q) &&
-	    vrnic_path_may_send(t, cpu)) {
+	    (!direct || vrnic_path_may_send(t, cpu))) {
 		/* The common case: nothing waits, send from here at once. */
 		unsigned int tail = vrnic_backlog_tail(cpu);
 
@@ -471,12 +501,7 @@ static int vrnic_out_ordered(struct vrnic_path *t, struct sk_buff *skb)
 		spin_unlock(&t->lock);
 		err = vrnic_out(skb);
 		spin_lock(&t->lock);
-		if (vrnic_backlog_tail(cpu) != tail) {
-			t->cpu = cpu;
-			t->mark = vrnic_backlog_tail(cpu);
-		} else if (t->cpu != cpu) {
-			t->cpu = -1;
-		}
+		vrnic_path_note(t, cpu, direct, tail);
 		t->owner = false;
 		spin_unlock(&t->lock);
 		/* A packet queued meanwhile (by none but a tasklet) goes now. */
