@@ -509,6 +509,14 @@ drop:
 	kfree_skb(skb);
 }
 
+/* The timer's resend: from the oldest PSN not acknowledged, of WQE @w. */
+static void vrnic_comp_resend_oldest(struct vrnic_qp *qp,
+				     const struct vrnic_swqe *w)
+{
+	vrnic_comp_rewind(qp, vrnic_psn_after(qp->comp.una, w->first_psn) ?
+			      qp->comp.una : w->first_psn, VRNIC_RETX_TIMEOUT);
+}
+
 /**
  * vrnic_comp_timeout - the retransmit timer fired
  */
@@ -540,10 +548,7 @@ void vrnic_comp_timeout(struct vrnic_qp *qp)
 		 */
 		qp->comp.early++;
 		if (!qp->comp.heard)
-			vrnic_comp_rewind(qp, vrnic_psn_after(qp->comp.una,
-							      w->first_psn) ?
-					      qp->comp.una : w->first_psn,
-					  VRNIC_RETX_TIMEOUT);
+			vrnic_comp_resend_oldest(qp, w);
 		qp->comp.heard = false;
 		qp->comp.rewound = false;
 		vrnic_comp_arm(qp);
@@ -564,8 +569,6 @@ void vrnic_comp_timeout(struct vrnic_qp *qp)
 	}
 	qp->comp.retry--;
 	qp->comp.rewound = false;
-	/* Resend from the oldest PSN not acknowledged. */
-	vrnic_comp_rewind(qp, vrnic_psn_after(qp->comp.una, w->first_psn) ?
-			      qp->comp.una : w->first_psn, VRNIC_RETX_TIMEOUT);
+	vrnic_comp_resend_oldest(qp, w);
 	vrnic_comp_arm(qp);
 }

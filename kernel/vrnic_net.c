@@ -299,8 +299,9 @@ static int vrnic_out(struct sk_buff *skb)
  * tail just after it, and sends from another CPU only once that backlog's
  * head has passed the mark, as RFS moves a flow between CPUs; until then
  * its packets queue in @q and that CPU is asked to send them behind the
- * one it holds.  A netdev with a transmit queue (virtio-net, a NIC) never
- * touches the backlog: the mark stays unset and packets go at once.
+ * one it holds.  A netdev with a qdisc (virtio-net, a NIC, netem) sends
+ * from whichever CPU dequeues: the mark stays unset (vrnic_out_direct())
+ * and packets go at once.
  */
 #define VRNIC_PATH_BUDGET	64	/* packets a softirq round sends */
 #define VRNIC_PATH_MAX		1024	/* queued packets wait no longer */
@@ -504,7 +505,7 @@ static int vrnic_out_ordered(struct vrnic_path *t, struct sk_buff *skb)
 		vrnic_path_note(t, cpu, direct, tail);
 		t->owner = false;
 		spin_unlock(&t->lock);
-		/* A packet queued meanwhile (by none but a tasklet) goes now. */
+		/* One queued while we were the owner (another CPU's send). */
 		vrnic_path_push(t, VRNIC_PATH_BUDGET);
 	} else {
 		__skb_queue_tail(&t->q, skb);
