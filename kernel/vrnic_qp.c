@@ -1140,6 +1140,10 @@ int vrnic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 			vrnic_doorbell_reset(&qp->db);
 			if (!qp->srq)
 				vrnic_queue_reset(&qp->rq.queue);
+		} else if (qp->state == IB_QPS_RESET) {
+			/* Sends librxe wrote in RESET were refused: drop them. */
+			vrnic_queue_reset(&qp->sq.queue);
+			vrnic_doorbell_reset(&qp->db);
 		}
 		flush = new == IB_QPS_ERR && qp->state != IB_QPS_ERR;
 		vrnic_qp_enter(qp, new);
@@ -1366,6 +1370,17 @@ int vrnic_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	unsigned long flags;
 	int err = 0;
 
+	/*
+	 * The send queue of a QP in RESET takes no work request: an
+	 * immediate error (IBA 10.3.1, as rxe answers).  What librxe wrote
+	 * into the ring meanwhile is dropped on RESET->INIT, so it cannot
+	 * run later in a QP that reported it failed.  INIT and RTR queue
+	 * work for RTS, as NICs do.
+	 */
+	if (READ_ONCE(qp->state) == IB_QPS_RESET) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
 	if (qp->is_user) {
 		if (wr) {
 			*bad_wr = wr;
@@ -1394,7 +1409,7 @@ int vrnic_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	unsigned long flags;
 	int err = 0;
 
-	if (qp->srq || qp->is_user) {
+	if (qp->srq || qp->is_user || READ_ONCE(qp->state) == IB_QPS_RESET) {
 		*bad_wr = wr;
 		return -EINVAL;
 	}

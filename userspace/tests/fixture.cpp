@@ -479,7 +479,7 @@ void VerbsTest::modify_to_rts(const verbs::Qp &qp, uint32_t sq_psn,
 }
 
 void VerbsTest::connect(const Endpoint &a, const Endpoint &b,
-			uint8_t a_rnr_retry) const
+			uint8_t a_rnr_retry, int access) const
 {
 	/* A QP on the wrong device would talk to the wrong GID: catch it. */
 	if (a.qp->get()->context != ctx_->get() ||
@@ -488,8 +488,8 @@ void VerbsTest::connect(const Endpoint &a, const Endpoint &b,
 			"connect(a, b): a must be on " + cfg().device +
 			" and b on " + cfg().remote().device +
 			" (make_endpoint / make_remote_endpoint)");
-	modify_to_init(*a.qp, kAllAccess, Side::local);
-	modify_to_init(*b.qp, kAllAccess, Side::remote);
+	modify_to_init(*a.qp, access, Side::local);
+	modify_to_init(*b.qp, access, Side::remote);
 	modify_to_rtr(*a.qp, b.qp->num(), kPsnB,
 		      ah_attr(Side::local, Side::remote));
 	modify_to_rtr(*b.qp, a.qp->num(), kPsnA,

@@ -317,10 +317,12 @@ protected:
 	/*
 	 * RC or UC: bring a (on the device under test) and b (on the remote
 	 * side) to RTS connected to each other; a_rnr_retry is a's RNR retry
-	 * count. Throws if a or b is on the wrong device.
+	 * count, access both QPs' access flags. Throws if a or b is on the
+	 * wrong device.
 	 */
 	void connect(const Endpoint &a, const Endpoint &b,
-		     uint8_t a_rnr_retry = kRnrRetry) const;
+		     uint8_t a_rnr_retry = kRnrRetry,
+		     int access = kAllAccess) const;
 	/* UD: RESET->INIT->RTR->RTS on side's port. */
 	void ud_to_rts(const verbs::Qp &qp, Side side = Side::local) const;
 

@@ -456,6 +456,102 @@ TEST_F(AtomicTest, FetchAdd)
 	expect_neighbours();
 }
 
+/*
+ * Atomics on QPs set up as rdma-core's tests/test_atomic.py sets them up
+ * (issue 18 saw them hang): the QPs' and MRs' access is LOCAL_WRITE |
+ * REMOTE_ATOMIC only, no remote read or write; each QP has one CQ for
+ * its send and receive queues and a send queue of one WQE; compare and
+ * swap and fetch and add alternate, each waited for before the next.
+ */
+TEST_F(AtomicTest, AtomicOnlyAccessOneWqeSq)
+{
+	constexpr int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_ATOMIC;
+	verbs::QpCaps caps;
+	caps.max_send_wr = 1;
+	caps.max_send_sge = 1;
+	caps.max_recv_sge = 1;
+	auto cq_a = make_cq(256, Side::local);
+	auto cq_b = make_cq(256, Side::remote);
+	Endpoint a = make_endpoint(IBV_QPT_RC, caps, cq_a, cq_a);
+	Endpoint b = make_remote_endpoint(IBV_QPT_RC, caps, cq_b, cq_b);
+	connect(a, b, kRnrRetry, access);
+	auto target = make_remote_mr(8, access);
+	auto local = make_mr(8, access);
+	uint64_t expect = 0x0101010101010101ull;
+
+	std::memcpy(target->data(), &expect, 8);
+	for (uint64_t i = 0; i < 10; i++) {
+		SCOPED_TRACE("iteration " + std::to_string(i));
+		const bool cas = i % 2;
+		const uint64_t next = cas ? expect ^ 0xff00ff00ff00ff00ull :
+					    expect + 0x0202020202020202ull;
+		ibv_sge s = verbs::sge(*local, 0, 8);
+		ibv_send_wr wr{};
+
+		wr.wr_id = i;
+		wr.sg_list = &s;
+		wr.num_sge = 1;
+		wr.opcode = cas ? IBV_WR_ATOMIC_CMP_AND_SWP :
+				  IBV_WR_ATOMIC_FETCH_AND_ADD;
+		wr.send_flags = IBV_SEND_SIGNALED;
+		wr.wr.atomic.remote_addr = target->addr();
+		wr.wr.atomic.rkey = target->rkey();
+		wr.wr.atomic.compare_add = cas ? expect :
+						 0x0202020202020202ull;
+		wr.wr.atomic.swap = cas ? next : 0;
+		verbs::post_send(*a.qp, wr);
+
+		ibv_wc wc = poll_one(*cq_a, "atomic completion");
+		ASSERT_TRUE(wc_ok(wc, cas ? IBV_WC_COMP_SWAP : IBV_WC_FETCH_ADD,
+				  i));
+		uint64_t got, now;
+		std::memcpy(&got, local->data(), 8);
+		std::memcpy(&now, target->data(), 8);
+		EXPECT_EQ(got, expect) << "original value returned";
+		EXPECT_EQ(now, next) << "target after the atomic";
+		expect = next;
+	}
+}
+
+/*
+ * A zero-length RDMA READ posted through the extended API, with an SGE of
+ * length 0 as ibv_wr_set_sge() gives it (issue 18 saw it hang): it
+ * completes, moves nothing, and the QP carries a real READ after it.
+ */
+TEST_F(VerbsTest, ZeroLengthReadExtendedApi)
+{
+	verbs::QpCaps caps;
+	caps.send_ops_flags = IBV_QP_EX_WITH_RDMA_READ;
+	QpPair p = make_pair(IBV_QPT_RC, caps);
+	auto remote = make_remote_mr(64, kMrAccess);
+	auto local = make_mr(64, IBV_ACCESS_LOCAL_WRITE);
+	ibv_qp_ex *qpx = p.a.qp->ex();
+
+	fill_pattern(remote->data(), 64, 0x51);
+	fill_pattern(local->data(), 64, kGuardSeed);
+	for (uint32_t len : {0u, 64u}) {
+		SCOPED_TRACE("length " + std::to_string(len));
+		ibv_wr_start(qpx);
+		qpx->wr_id = len + 1;
+		qpx->wr_flags = IBV_SEND_SIGNALED;
+		ibv_wr_rdma_read(qpx, remote->rkey(), remote->addr());
+		ibv_wr_set_sge(qpx, local->lkey(), local->addr(), len);
+		const int err = verbs::verbs_errno(ibv_wr_complete(qpx));
+		ASSERT_EQ(err, 0) << "ibv_wr_complete: " << std::strerror(err);
+
+		ibv_wc wc = poll_one(*p.a.send_cq, "RDMA READ completion");
+		ASSERT_TRUE(wc_ok(wc, IBV_WC_RDMA_READ, len + 1));
+		EXPECT_EQ(wc.byte_len, len);
+		if (!len)
+			EXPECT_TRUE(matches_pattern(local->data(), 64,
+						    kGuardSeed))
+				<< "a zero-length READ wrote local memory";
+		else
+			EXPECT_TRUE(matches_pattern(local->data(), 64, 0x51))
+				<< "the READ after it brought the wrong bytes";
+	}
+}
+
 TEST_F(AtomicTest, FetchAddPipelined)
 {
 	constexpr size_t n = kWords;

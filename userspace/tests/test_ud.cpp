@@ -218,6 +218,83 @@ TEST_F(UdTest, ControlledQkeyMeansTheQpsOwn)
 }
 
 /*
+ * The send queue of a UD QP moved from RTS to RESET takes no work request:
+ * ibv_wr_complete() and ibv_post_send() fail with EINVAL (IBA 10.3.1;
+ * issue 18 saw 0). On vrnic the refused send does not go out later
+ * either: back in RTS, only the send posted there arrives. (rxe 6.1
+ * keeps what librxe wrote into the ring and may send it at RTS.)
+ */
+TEST_F(VerbsTest, UdPostInResetIsRefused)
+{
+	constexpr uint32_t size = 64;
+	verbs::QpCaps caps;
+	caps.send_ops_flags = IBV_QP_EX_WITH_SEND;
+	Endpoint a = make_endpoint(IBV_QPT_UD, caps);
+	Endpoint b = make_remote_endpoint(IBV_QPT_UD);
+	ud_to_rts(*a.qp, Side::local);
+	ud_to_rts(*b.qp, Side::remote);
+	verbs::Ah ah(pd_, ah_attr(Side::local, Side::remote));
+	auto refused = make_mr(size, IBV_ACCESS_LOCAL_WRITE);
+	auto sent = make_mr(size, IBV_ACCESS_LOCAL_WRITE);
+	fill_pattern(refused->data(), size, 0x3e);
+	fill_pattern(sent->data(), size, 0x4f);
+
+	ibv_qp_attr reset{};
+	reset.qp_state = IBV_QPS_RESET;
+	a.qp->modify(reset, IBV_QP_STATE);
+
+	ibv_qp_ex *qpx = a.qp->ex();
+	ibv_wr_start(qpx);
+	qpx->wr_id = 1;
+	qpx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_send(qpx);
+	ibv_wr_set_ud_addr(qpx, ah.get(), b.qp->num(), kQkey);
+	ibv_wr_set_sge(qpx, refused->lkey(), refused->addr(), size);
+	EXPECT_EQ(verbs::verbs_errno(ibv_wr_complete(qpx)), EINVAL)
+		<< "ibv_wr_complete on a QP in RESET";
+
+	ibv_sge s = verbs::sge(*refused, 0, size);
+	ibv_send_wr w{};
+	w.wr_id = 2;
+	w.sg_list = &s;
+	w.num_sge = 1;
+	w.opcode = IBV_WR_SEND;
+	w.send_flags = IBV_SEND_SIGNALED;
+	w.wr.ud.ah = ah.get();
+	w.wr.ud.remote_qpn = b.qp->num();
+	w.wr.ud.remote_qkey = kQkey;
+	ibv_send_wr *bad = nullptr;
+	EXPECT_EQ(ibv_post_send(a.qp->get(), &w, &bad), EINVAL)
+		<< "ibv_post_send on a QP in RESET";
+	EXPECT_FALSE(try_poll(*a.send_cq, 100ms)) << "a refused send completed";
+	if (!dev(Side::local).is_vrnic())
+		return;
+
+	auto dst = make_remote_mr(2 * (kGrhSize + size), IBV_ACCESS_LOCAL_WRITE);
+	for (uint64_t i = 0; i < 2; i++) {
+		ibv_sge r = verbs::sge(*dst, i * (kGrhSize + size), kGrhSize + size);
+		ibv_recv_wr rw{};
+		rw.wr_id = 10 + i;
+		rw.sg_list = &r;
+		rw.num_sge = 1;
+		verbs::post_recv(*b.qp, rw);
+	}
+	ud_to_rts(*a.qp, Side::local);
+	s = verbs::sge(*sent, 0, size);
+	w.wr_id = 3;
+	verbs::post_send(*a.qp, w);
+	EXPECT_TRUE(wc_ok(poll_one(*a.send_cq, "the send posted in RTS"),
+			  IBV_WC_SEND, 3));
+	ibv_wc wc = poll_one(*b.recv_cq, "the datagram sent from RTS");
+	ASSERT_TRUE(wc_ok(wc, IBV_WC_RECV, 10));
+	EXPECT_EQ(wc.byte_len, kGrhSize + size);
+	EXPECT_TRUE(matches_pattern(dst->data() + kGrhSize, size, 0x4f))
+		<< "the first datagram is not the send posted in RTS";
+	EXPECT_FALSE(try_poll(*a.send_cq, 200ms)) << "a refused send completed later";
+	EXPECT_FALSE(try_poll(*b.recv_cq, 200ms)) << "a refused send arrived later";
+}
+
+/*
  * Delivery to the device's own address must not nest. A chain of UD QPs on
  * the device under test, each holding a send for the next one at the
  * device's own GID, posted while it was in RTR (the requester sends only
