@@ -1135,16 +1135,13 @@ int vrnic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		write_seqcount_end(&qp->addr_seq);
 	}
 	if (mask & IB_QP_STATE) {
-		if (new == IB_QPS_RESET) {
-			vrnic_queue_reset(&qp->sq.queue);
-			vrnic_doorbell_reset(&qp->db);
-			if (!qp->srq)
-				vrnic_queue_reset(&qp->rq.queue);
-		} else if (qp->state == IB_QPS_RESET) {
-			/* Sends librxe wrote in RESET were refused: drop them. */
+		/* Leaving RESET: sends librxe wrote there were refused. */
+		if (new == IB_QPS_RESET || qp->state == IB_QPS_RESET) {
 			vrnic_queue_reset(&qp->sq.queue);
 			vrnic_doorbell_reset(&qp->db);
 		}
+		if (new == IB_QPS_RESET && !qp->srq)
+			vrnic_queue_reset(&qp->rq.queue);
 		flush = new == IB_QPS_ERR && qp->state != IB_QPS_ERR;
 		vrnic_qp_enter(qp, new);
 		vrnic_qp_set_state(qp, new, VRNIC_QP_CAUSE_VERB);

@@ -475,40 +475,31 @@ TEST_F(AtomicTest, AtomicOnlyAccessOneWqeSq)
 	Endpoint a = make_endpoint(IBV_QPT_RC, caps, cq_a, cq_a);
 	Endpoint b = make_remote_endpoint(IBV_QPT_RC, caps, cq_b, cq_b);
 	connect(a, b, kRnrRetry, access);
-	auto target = make_remote_mr(8, access);
+	/* The target is remote_, whose access is already just this. */
 	auto local = make_mr(8, access);
 	uint64_t expect = 0x0101010101010101ull;
 
-	std::memcpy(target->data(), &expect, 8);
+	set_word(expect);
 	for (uint64_t i = 0; i < 10; i++) {
 		SCOPED_TRACE("iteration " + std::to_string(i));
 		const bool cas = i % 2;
+		const uint64_t add = 0x0202020202020202ull;
 		const uint64_t next = cas ? expect ^ 0xff00ff00ff00ff00ull :
-					    expect + 0x0202020202020202ull;
+					    expect + add;
 		ibv_sge s = verbs::sge(*local, 0, 8);
-		ibv_send_wr wr{};
-
-		wr.wr_id = i;
-		wr.sg_list = &s;
-		wr.num_sge = 1;
-		wr.opcode = cas ? IBV_WR_ATOMIC_CMP_AND_SWP :
-				  IBV_WR_ATOMIC_FETCH_AND_ADD;
-		wr.send_flags = IBV_SEND_SIGNALED;
-		wr.wr.atomic.remote_addr = target->addr();
-		wr.wr.atomic.rkey = target->rkey();
-		wr.wr.atomic.compare_add = cas ? expect :
-						 0x0202020202020202ull;
-		wr.wr.atomic.swap = cas ? next : 0;
+		ibv_send_wr wr = cas ? atomic_wr(IBV_WR_ATOMIC_CMP_AND_SWP, s, i,
+						 expect, next) :
+				       atomic_wr(IBV_WR_ATOMIC_FETCH_AND_ADD, s, i,
+						 add, 0);
 		verbs::post_send(*a.qp, wr);
 
 		ibv_wc wc = poll_one(*cq_a, "atomic completion");
 		ASSERT_TRUE(wc_ok(wc, cas ? IBV_WC_COMP_SWAP : IBV_WC_FETCH_ADD,
 				  i));
-		uint64_t got, now;
+		uint64_t got;
 		std::memcpy(&got, local->data(), 8);
-		std::memcpy(&now, target->data(), 8);
 		EXPECT_EQ(got, expect) << "original value returned";
-		EXPECT_EQ(now, next) << "target after the atomic";
+		EXPECT_EQ(word(), next) << "target after the atomic";
 		expect = next;
 	}
 }

@@ -254,12 +254,7 @@ TEST_F(VerbsTest, UdPostInResetIsRefused)
 		<< "ibv_wr_complete on a QP in RESET";
 
 	ibv_sge s = verbs::sge(*refused, 0, size);
-	ibv_send_wr w{};
-	w.wr_id = 2;
-	w.sg_list = &s;
-	w.num_sge = 1;
-	w.opcode = IBV_WR_SEND;
-	w.send_flags = IBV_SEND_SIGNALED;
+	ibv_send_wr w = wr_of(IBV_WR_SEND, &s, 2);
 	w.wr.ud.ah = ah.get();
 	w.wr.ud.remote_qpn = b.qp->num();
 	w.wr.ud.remote_qkey = kQkey;
