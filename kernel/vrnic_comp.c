@@ -117,14 +117,37 @@ static void vrnic_comp_rtt_sample(struct vrnic_qp *qp)
 }
 
 /*
- * One past the newest send WQE the requester has started: the one at its
+ * One past the newest send WQE where the requester is: the one at its
  * index counts once part of it is on the wire (a long SEND or WRITE held
  * by the window, a READ between chunks).
  */
-static u32 vrnic_comp_end(struct vrnic_qp *qp)
+static u32 vrnic_comp_req_end(struct vrnic_qp *qp)
 {
 	return qp->req.offset ? (qp->req.index + 1) & qp->sq.queue.mask :
 				qp->req.index;
+}
+
+/* A rewind moved the requester back from where it had got to. */
+static bool vrnic_comp_behind(struct vrnic_qp *qp)
+{
+	return qp->comp.resending &&
+	       vrnic_psn_before(qp->req.psn, qp->comp.resent_end);
+}
+
+/*
+ * One past the newest send WQE ever started, and one past the newest PSN
+ * ever sent: after a rewind, what went out before it, whose first copies
+ * the responder may still acknowledge.
+ */
+static u32 vrnic_comp_end(struct vrnic_qp *qp)
+{
+	return vrnic_comp_behind(qp) ? qp->comp.resent_wqe :
+				       vrnic_comp_req_end(qp);
+}
+
+static u32 vrnic_comp_psn_end(struct vrnic_qp *qp)
+{
+	return vrnic_comp_behind(qp) ? qp->comp.resent_end : qp->req.psn;
 }
 
 /**
@@ -183,16 +206,20 @@ static void vrnic_comp_rewind(struct vrnic_qp *qp, u32 psn,
 			      enum vrnic_retransmit_reason why)
 {
 	struct vrnic_queue *q = &qp->sq.queue;
-	u32 i;
+	u32 i, end;
 
-	u32 end = vrnic_comp_end(qp);
-
-	/* What goes out again up to here is not timed (Karn's rule). */
-	if (!qp->comp.resending ||
-	    vrnic_psn_after(qp->req.psn, qp->comp.resent_end))
+	/*
+	 * What goes out again up to here is not timed (Karn's rule), and
+	 * responses up to here are still taken: the responder may answer
+	 * the first copies.
+	 */
+	if (!vrnic_comp_behind(qp)) {
 		qp->comp.resent_end = qp->req.psn;
+		qp->comp.resent_wqe = vrnic_comp_req_end(qp);
+	}
 	qp->comp.resending = true;
 	qp->comp.rtt_on = false;
+	end = vrnic_comp_end(qp);
 
 	for (i = vrnic_queue_consumer(q); i != end; i = (i + 1) & q->mask) {
 		struct vrnic_swqe *w = &qp->swqe[i];
@@ -434,6 +461,41 @@ static void vrnic_comp_response(struct vrnic_qp *qp, struct sk_buff *skb)
 		vrnic_comp_read_resp(qp, w, skb);
 }
 
+/*
+ * Acknowledged past where a rewind put the requester: the responder had
+ * the first copies.  The requester resumes at the oldest PSN not
+ * acknowledged, rather than send the rest a second time; it stays at or
+ * before the oldest WQE not done, which retiring never passes.
+ */
+static void vrnic_comp_skip_acked(struct vrnic_qp *qp)
+{
+	u32 mask = qp->sq.queue.mask;
+	struct vrnic_swqe *w;
+
+	if (!vrnic_psn_after(qp->comp.una, qp->req.psn))
+		return;
+	for (;;) {
+		if (qp->req.index == qp->req.next_new)
+			return;
+		w = &qp->swqe[qp->req.index];
+		if (!w->done)
+			break;
+		if (w->status != IB_WC_SUCCESS)
+			return;
+		qp->req.psn = vrnic_psn_next(w->last_psn);
+		qp->req.index = (qp->req.index + 1) & mask;
+		qp->req.offset = 0;
+	}
+	/* A SEND or WRITE acknowledged in part: on from its first PSN not. */
+	if (vrnic_wr_is_read_atomic(w->opcode) || w->opcode == IB_WR_REG_MR ||
+	    w->opcode == IB_WR_LOCAL_INV ||
+	    !vrnic_psn_after(qp->comp.una, qp->req.psn) ||
+	    vrnic_psn_after(qp->comp.una, w->last_psn))
+		return;
+	qp->req.offset = vrnic_psn_diff(qp->comp.una, w->first_psn) * qp->mtu;
+	qp->req.psn = qp->comp.una;
+}
+
 /**
  * vrnic_comp_rx - take one response packet (consumed)
  */
@@ -460,11 +522,13 @@ void vrnic_comp_rx(struct vrnic_qp *qp, struct sk_buff *skb)
 	 */
 	qp->comp.heard = true;
 	/*
-	 * Ignore responses for PSNs we have not sent (since a rewind), or
-	 * for PSNs already acknowledged (IBA 9.7.5.1.1: ghosts and stale
-	 * duplicates).
+	 * Ignore responses for PSNs never sent, or for PSNs already
+	 * acknowledged (IBA 9.7.5.1.1: ghosts and stale duplicates).  After
+	 * a rewind, PSNs sent before it are not ghosts: the responder acks a
+	 * duplicate with the newest PSN it executed, which
+	 * the resend has not reached yet.
 	 */
-	if (!vrnic_psn_before(pkt->psn, qp->req.psn) ||
+	if (!vrnic_psn_before(pkt->psn, vrnic_comp_psn_end(qp)) ||
 	    vrnic_psn_before(pkt->psn, qp->comp.una))
 		goto drop;
 
@@ -480,6 +544,7 @@ void vrnic_comp_rx(struct vrnic_qp *qp, struct sk_buff *skb)
 		if (vrnic_comp_acked_before(qp, next) != next)
 			vrnic_comp_lost_response(qp, qp->comp.una);
 	}
+	vrnic_comp_skip_acked(qp);
 	vrnic_comp_retire(qp);
 	/*
 	 * Progress is a WQE retired or PSNs newly acknowledged (as in a long
@@ -493,6 +558,8 @@ void vrnic_comp_rx(struct vrnic_qp *qp, struct sk_buff *skb)
 	if (qp->comp.rtt_on && vrnic_psn_after(qp->comp.una, qp->comp.rtt_psn))
 		vrnic_comp_rtt_sample(qp);
 	if (progress) {
+		qp->comp.window = min_t(u32, 2 * qp->comp.window,
+					VRNIC_MAX_INFLIGHT);
 		qp->comp.retry = qp->attr.retry_cnt;
 		qp->comp.early = 0;
 		qp->comp.deferred = 0;
@@ -509,10 +576,21 @@ drop:
 	kfree_skb(skb);
 }
 
-/* The timer's resend: from the oldest PSN not acknowledged, of WQE @w. */
+/*
+ * The timer's resend: from the oldest PSN not acknowledged, of WQE @w,
+ * one PSN at first.  Silence for a whole timeout on a link that loses
+ * nothing (veth, loopback) is a queue, not a loss: the CPUs that carry the
+ * packets were busy, as when a debug kernel's softirqs are left to
+ * ksoftirqd.  Sending the whole window again only lengthened that queue,
+ * each copy answered by an ACK of its own, until the retries ran out with
+ * the responses behind them.  As TCP after an RTO (RFC 5681, 3.1): one
+ * packet, whose ACK (of everything the responder has, the first copies
+ * included) shows what is missing, and the window doubles from there.
+ */
 static void vrnic_comp_resend_oldest(struct vrnic_qp *qp,
 				     const struct vrnic_swqe *w)
 {
+	qp->comp.window = 1;
 	vrnic_comp_rewind(qp, vrnic_psn_after(qp->comp.una, w->first_psn) ?
 			      qp->comp.una : w->first_psn, VRNIC_RETX_TIMEOUT);
 }

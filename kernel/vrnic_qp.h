@@ -198,6 +198,7 @@ struct vrnic_qp {
 		u32		rnr_retry;
 		unsigned long	rnr_until;
 		u32		una;	/* oldest PSN not acknowledged */
+		u32		window;	/* PSNs in flight from @una; see below */
 		bool		rewound;	/* asked again for a response */
 		bool		heard;	/* a response since the timer armed */
 		u32		deferred;	/* timeouts waited out since progress */
@@ -207,6 +208,7 @@ struct vrnic_qp {
 		bool		rtt_on;		/* @rtt_psn is being timed */
 		bool		resending;	/* PSNs before @resent_end are resent */
 		u32		resent_end;
+		u32		resent_wqe;	/* one past the WQE of @resent_end */
 		u32		srtt_us;	/* smoothed RTT; 0 until sampled */
 		u32		rttvar_us;
 		u32		early;		/* early expiries since progress */
@@ -247,6 +249,16 @@ struct vrnic_qp {
 		} rd;
 	} resp;
 };
+
+/*
+ * Unacknowledged PSNs allowed in flight, counted from the oldest one not
+ * acknowledged.  IBA allows 2^23; a soft device behind a 256-entry virtio
+ * ring loses whole bursts beyond about that.  A READ request counts for
+ * all its response packets, which is why READs go out in chunks.  After a
+ * retransmit timeout the window starts again at one PSN and doubles with
+ * each acknowledgment that makes progress (vrnic_comp.c).
+ */
+#define VRNIC_MAX_INFLIGHT	64
 
 enum {
 	VRNIC_QP_RUNNING,	/* a context is running the engines */

@@ -17,14 +17,6 @@
 #include "vrnic_qp.h"
 #include "vrnic_verbs.h"
 
-/*
- * Unacknowledged PSNs allowed in flight, counted from the oldest one not
- * acknowledged.  IBA allows 2^23; a soft device behind a 256-entry virtio
- * ring loses whole bursts beyond about that.  A READ request counts for
- * all its response packets, which is why READs go out in chunks.
- */
-#define VRNIC_MAX_INFLIGHT	64
-
 /* Ask for an ACK at least this often within a long message. */
 #define VRNIC_ACKREQ_PKTS	16
 
@@ -437,7 +429,7 @@ static int vrnic_req_one(struct vrnic_qp *qp)
 		if (w->opcode == IB_WR_RDMA_READ)
 			last = vrnic_psn_add(psn, vrnic_req_read_pkts(qp, w) - 1);
 		if (psn != qp->comp.una && vrnic_psn_after(psn, qp->comp.una) &&
-		    vrnic_psn_diff(last, qp->comp.una) >= VRNIC_MAX_INFLIGHT)
+		    vrnic_psn_diff(last, qp->comp.una) >= qp->comp.window)
 			return 0;
 		if (!vrnic_req_rd_atomic_ok(qp, w))
 			return 0;
