@@ -69,6 +69,13 @@ void vrnic_comp_arm(struct vrnic_qp *qp)
 				     qp->comp.srtt_us, qp->comp.rttvar_us,
 				     qp->comp.early);
 
+	/* An RNR NAK's delay runs: its end comes first (vrnic_comp_timeout()). */
+	if (time_before(jiffies, qp->comp.rnr_until)) {
+		qp->comp.rnr_wait = true;
+		mod_timer(&qp->timer, qp->comp.rnr_until + 1);
+		return;
+	}
+	qp->comp.rnr_wait = false;
 	qp->comp.timer_early = usec < full;
 	mod_timer(&qp->timer, jiffies + usecs_to_jiffies(usec));
 }
@@ -360,7 +367,7 @@ static void vrnic_comp_nak(struct vrnic_qp *qp, u8 syndrome, u32 psn)
 		qp->comp.rnr_until = jiffies +
 			usecs_to_jiffies(vrnic_rnr_usec[syndrome & VRNIC_AETH_VALUE_MASK]);
 		vrnic_comp_rewind(qp, psn, VRNIC_RETX_RNR_NAK);
-		mod_timer(&qp->timer, qp->comp.rnr_until + 1);
+		vrnic_comp_arm(qp);
 		return;
 	}
 
@@ -604,11 +611,25 @@ void vrnic_comp_timeout(struct vrnic_qp *qp)
 
 	if (qp->ibqp.qp_type != IB_QPT_RC)
 		return;
-	if (time_before(jiffies, qp->comp.rnr_until))
-		return;		/* still waiting out an RNR NAK */
+	if (time_before(jiffies, qp->comp.rnr_until)) {
+		vrnic_comp_arm(qp);	/* still waiting out an RNR NAK */
+		return;
+	}
 	w = vrnic_comp_head(qp);
 	if (!w)
 		return;
+	/*
+	 * The end of an RNR NAK's delay: the requester resends now (the work
+	 * that runs this goes on to it), and the retransmit timer covers
+	 * that resend.  It spends nothing: the RNR retry count has paid for
+	 * it, and a responder that keeps answering RNR for longer than the
+	 * QP's timeouts is not one that is silent.
+	 */
+	if (qp->comp.rnr_wait) {
+		qp->comp.rnr_wait = false;
+		vrnic_comp_arm(qp);
+		return;
+	}
 	/*
 	 * Responses kept coming in this period, just not the one we wait
 	 * for: they are queued ahead of it (the rest of a window of READs

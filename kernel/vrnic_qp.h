@@ -197,6 +197,7 @@ struct vrnic_qp {
 		u32		retry;	/* retries left */
 		u32		rnr_retry;
 		unsigned long	rnr_until;
+		bool		rnr_wait;	/* the timer ends an RNR delay */
 		u32		una;	/* oldest PSN not acknowledged */
 		u32		window;	/* PSNs in flight from @una; see below */
 		bool		rewound;	/* asked again for a response */

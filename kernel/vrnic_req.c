@@ -436,7 +436,7 @@ static int vrnic_req_one(struct vrnic_qp *qp)
 		if (time_before(jiffies, qp->comp.rnr_until)) {
 			/* Waiting out an RNR NAK: the timer wakes us. */
 			if (!timer_pending(&qp->timer))
-				mod_timer(&qp->timer, qp->comp.rnr_until + 1);
+				vrnic_comp_arm(qp);
 			return 0;
 		}
 	}
@@ -503,7 +503,14 @@ static int vrnic_req_one(struct vrnic_qp *qp)
 		bool first = qp->req.offset == 0;
 		bool last = qp->req.offset + paylen == w->length;
 		u32 nth = qp->req.offset / qp->mtu + 1;	/* of the message */
-		bool ackreq = rc && (last || nth % VRNIC_ACKREQ_PKTS == 0);
+		/*
+		 * An ACK at least every 16 packets, and for the packet that
+		 * fills the window (one PSN after a timeout): the requester
+		 * waits for that ACK to send the next.
+		 */
+		bool ackreq = rc && (last || nth % VRNIC_ACKREQ_PKTS == 0 ||
+				     vrnic_psn_diff(psn, qp->comp.una) + 1 >=
+				     (s32)qp->comp.window);
 
 		opcode = vrnic_req_opcode(qp, w, first, last);
 		skb = vrnic_pkt_build(qp, opcode, psn, dst_qpn, paylen, ackreq,
