@@ -514,6 +514,7 @@ void vrnic_comp_rx(struct vrnic_qp *qp, struct sk_buff *skb)
 	u32 cons_before = vrnic_queue_consumer(&qp->sq.queue);
 	u32 una_before = qp->comp.una;
 	bool progress;
+	u32 end;
 
 	if (qp->ibqp.qp_type != IB_QPT_RC)
 		goto drop;
@@ -531,11 +532,15 @@ void vrnic_comp_rx(struct vrnic_qp *qp, struct sk_buff *skb)
 	/*
 	 * Ignore responses for PSNs never sent, or for PSNs already
 	 * acknowledged (IBA 9.7.5.1.1: ghosts and stale duplicates).  After
-	 * a rewind, PSNs sent before it are not ghosts: the responder acks a
-	 * duplicate with the newest PSN it executed, which
-	 * the resend has not reached yet.
+	 * a rewind, an ACK or NAK for a PSN sent before it is no ghost: the
+	 * responder acks a duplicate with the newest PSN it executed, which
+	 * the resend has not reached yet.  A read response or atomic ACK
+	 * there answers a request the requester is going to ask again: it
+	 * is taken when it comes again, in order behind the new request.
 	 */
-	if (!vrnic_psn_before(pkt->psn, vrnic_comp_psn_end(qp)) ||
+	end = pkt->flags & (VRNIC_OPF_READ_RESP | VRNIC_OPF_ATOMIC_ACK) ?
+	      qp->req.psn : vrnic_comp_psn_end(qp);
+	if (!vrnic_psn_before(pkt->psn, end) ||
 	    vrnic_psn_before(pkt->psn, qp->comp.una))
 		goto drop;
 
