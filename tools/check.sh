@@ -711,6 +711,11 @@ echo "== the ten slowest steps (seconds, budget; all in $steps)"
 sort -rn "$steps" | head -n 10 | awk '{ printf "  %5d s  %-32s (budget %d s, %s)\n", $1, $2, $3, $4 }'
 passed=$(grep -c '^PASS' "$results")
 failed=$(grep -c '^FAIL' "$results")
+# The failures again, last, so that a log cut to its tail still names them.
+if [ "$failed" -gt 0 ]; then
+	echo "== failed (the first 20 of $failed; each lane's log above has its run folder)"
+	grep '^FAIL' "$results" | head -n 20 | cut -c1-300 | sed 's/^/  /'
+fi
 skipped=$(grep -c '^SKIP' "$results")
 echo "results: $results (tier $tier, $total s)"
 echo "$passed passed, $failed failed, $skipped skipped"
