@@ -476,7 +476,6 @@ static void vrnic_comp_response(struct vrnic_qp *qp, struct sk_buff *skb)
  */
 static void vrnic_comp_skip_acked(struct vrnic_qp *qp)
 {
-	u32 mask = qp->sq.queue.mask;
 	struct vrnic_swqe *w;
 
 	if (!vrnic_psn_after(qp->comp.una, qp->req.psn))
@@ -489,9 +488,7 @@ static void vrnic_comp_skip_acked(struct vrnic_qp *qp)
 			break;
 		if (w->status != IB_WC_SUCCESS)
 			return;
-		qp->req.psn = vrnic_psn_next(w->last_psn);
-		qp->req.index = (qp->req.index + 1) & mask;
-		qp->req.offset = 0;
+		vrnic_req_step_over(qp, w);
 	}
 	/* A SEND or WRITE acknowledged in part: on from its first PSN not. */
 	if (vrnic_wr_is_read_atomic(w->opcode) || w->opcode == IB_WR_REG_MR ||

@@ -15,6 +15,7 @@
 
 #include "hw/doorbell.h"
 #include "vrnic_net.h"
+#include "vrnic_psn.h"
 #include "vrnic_queue.h"
 
 struct vrnic_cq;
@@ -283,6 +284,19 @@ static inline bool vrnic_wr_is_read_atomic(u32 opcode)
 static inline struct vrnic_qp *to_vqp(struct ib_qp *qp)
 {
 	return container_of(qp, struct vrnic_qp, ibqp);
+}
+
+/*
+ * The requester moves past a WQE that is already complete (reached again
+ * after a rewind): on to the next WQE's first packet.  In the QP's
+ * engine (@engine), which runs one context at a time.
+ */
+static inline void vrnic_req_step_over(struct vrnic_qp *qp,
+				       const struct vrnic_swqe *w)
+{
+	qp->req.psn = vrnic_psn_next(w->last_psn);
+	qp->req.index = (qp->req.index + 1) & qp->sq.queue.mask;
+	qp->req.offset = 0;
 }
 
 /* Why a QP changed state; reported with every transition. */

@@ -392,9 +392,7 @@ static int vrnic_req_one(struct vrnic_qp *qp)
 		 */
 		if (w->status != IB_WC_SUCCESS)
 			return 0;
-		qp->req.psn = vrnic_psn_next(w->last_psn);
-		qp->req.index = (qp->req.index + 1) & mask;
-		qp->req.offset = 0;
+		vrnic_req_step_over(qp, w);
 		return 1;
 	}
 	if (qp->req.index == qp->req.next_new) {
