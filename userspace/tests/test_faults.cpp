@@ -547,5 +547,65 @@ TEST_F(FaultTest, PartlyReceivedSendIsFlushed)
 	EXPECT_FALSE(extra) << "flushed twice: " << describe(*extra);
 }
 
+/*
+ * The same receive WQE, taken by a SEND whose second packet is lost, when
+ * both QPs go to RESET instead (IBA 10.3.1: a QP entering Reset loses its
+ * queued work).  Whatever completions RESET left are drained; reconnected,
+ * the QPs carry a new SEND into a new receive, and a later ERR flushes
+ * only what was posted since: nothing of the WQE held before RESET comes
+ * back (an offset or wr_id kept across it would place the new SEND
+ * behind the old bytes, or complete wr 20 again).
+ */
+TEST_F(FaultTest, PartlyReceivedSendLeavesNothingAfterReset)
+{
+	const size_t size = 3 * mtu();
+	auto src = make_mr(size, IBV_ACCESS_LOCAL_WRITE);
+	auto dst = make_remote_mr(size);
+	ibv_sge r = verbs::sge(*dst, 0, static_cast<uint32_t>(size));
+	ibv_recv_wr rwr{};
+
+	rwr.wr_id = 20;
+	rwr.sg_list = &r;
+	rwr.num_sge = 1;
+	verbs::post_recv(*pair_.b.qp, rwr);
+	inject_request("drop", psn_add(kPsnA, 1), 1000);
+	ibv_sge s = verbs::sge(*src, 0, static_cast<uint32_t>(size));
+	ibv_send_wr wr = wr_of(IBV_WR_SEND, &s, 1);
+	verbs::post_send(*pair_.a.qp, wr);
+	const auto until = std::chrono::steady_clock::now() + cfg().timeout;
+	while (read_file(faults_path(dev(Side::local).device)).find(" hits 0") !=
+	       std::string::npos) {
+		ASSERT_LT(std::chrono::steady_clock::now(), until)
+			<< "the second packet never left";
+		std::this_thread::sleep_for(10ms);
+	}
+	std::this_thread::sleep_for(cfg().quiet);
+
+	ibv_qp_attr a{};
+	a.qp_state = IBV_QPS_RESET;
+	pair_.b.qp->modify(a, IBV_QP_STATE);
+	pair_.a.qp->modify(a, IBV_QP_STATE);
+	write_faults(cfg().device, "clear");
+	while (try_poll(*pair_.a.send_cq, cfg().quiet))
+		;
+	while (try_poll(*pair_.b.recv_cq, cfg().quiet))
+		;
+	connect(pair_.a, pair_.b);
+
+	/* A new SEND lands whole in a new receive, from its first byte. */
+	send_once(size, 0x3c);
+
+	rwr.wr_id = 31;
+	verbs::post_recv(*pair_.b.qp, rwr);
+	a.qp_state = IBV_QPS_ERR;
+	pair_.b.qp->modify(a, IBV_QP_STATE);
+	ibv_wc wc = poll_one(*pair_.b.recv_cq, "the receive posted after RESET");
+	EXPECT_TRUE(wc_status(wc, IBV_WC_WR_FLUSH_ERR, 31))
+		<< "only the receive posted since RESET is flushed";
+	auto extra = try_poll(*pair_.b.recv_cq, cfg().quiet);
+	EXPECT_FALSE(extra) << "a completion from before RESET: "
+			    << describe(*extra);
+}
+
 } // namespace
 } // namespace vrnic::test
