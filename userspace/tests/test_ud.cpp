@@ -8,9 +8,13 @@
 #include "fixture.hpp"
 
 #include <arpa/inet.h>
+#include <linux/capability.h>
 #include <netinet/in.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <cstring>
+#include <thread>
 
 namespace vrnic::test {
 namespace {
@@ -215,6 +219,81 @@ TEST_F(UdTest, ControlledQkeyMeansTheQpsOwn)
 	ASSERT_TRUE(wc_ok(wc, IBV_WC_RECV, 7));
 	EXPECT_EQ(wc.byte_len, kGrhSize + size);
 	EXPECT_TRUE(matches_pattern(dst->data() + kGrhSize, size, 0x7c));
+}
+
+/*
+ * Takes @cap out of the calling thread's effective set; false if the
+ * thread did not have it.  Only for a thread of its own: the new
+ * credentials are not the ones the verbs file was opened with, and
+ * uverbs answers that thread's write() commands (post_send among them)
+ * with EACCES from then on.
+ */
+bool drop_capability(unsigned int cap)
+{
+	__user_cap_header_struct hdr{ _LINUX_CAPABILITY_VERSION_3, 0 };
+	__user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3]{};
+	const uint32_t bit = 1u << (cap % 32);
+
+	if (syscall(SYS_capget, &hdr, data) != 0 ||
+	    !(data[cap / 32].effective & bit))
+		return false;
+	data[cap / 32].effective &= ~bit;
+	return syscall(SYS_capset, &hdr, data) == 0;
+}
+
+/*
+ * A controlled Q_Key (high-order bit set, the GSI's 0x80010000 among
+ * them) is for privileged consumers (IBA 10.2.5): a process without
+ * CAP_NET_RAW that gives one to its UD QP is refused with EPERM, and the
+ * QP keeps its Q_Key and carries traffic; with CAP_NET_RAW it is taken.
+ * (Debian's 6.1 uverbs refuses it before the driver sees it, unless
+ * `rdma system set privileged-qkey on`; vrnic refuses it too, for
+ * kernels whose core does not.)
+ */
+TEST_F(UdTest, ControlledQkeyNeedsCapNetRaw)
+{
+	constexpr uint32_t kGsiQkey = 0x80010000;
+	constexpr size_t size = 64;
+	bool dropped = false;
+	int controlled = -1, ordinary = -1, back = -1;
+
+	std::thread([&] {
+		dropped = drop_capability(CAP_NET_RAW);
+		if (!dropped)
+			return;
+		ibv_qp_attr a{};
+		a.qkey = kGsiQkey;
+		controlled = ibv_modify_qp(a_.qp->get(), &a, IBV_QP_QKEY);
+		a.qkey = kQkey ^ 0x0f0f;
+		ordinary = ibv_modify_qp(a_.qp->get(), &a, IBV_QP_QKEY);
+		a.qkey = kQkey;
+		back = ibv_modify_qp(a_.qp->get(), &a, IBV_QP_QKEY);
+	}).join();
+	if (!dropped)
+		GTEST_SKIP() << "needs CAP_NET_RAW to drop (run as root)";
+	EXPECT_EQ(controlled, EPERM)
+		<< "an unprivileged process set the Q_Key 0x80010000";
+	EXPECT_EQ(ordinary, 0) << "an ordinary Q_Key, unprivileged";
+	EXPECT_EQ(back, 0);
+
+	auto src = make_mr(size, IBV_ACCESS_LOCAL_WRITE);
+	auto dst = post_recv(size, 3);
+	fill_pattern(src->data(), size, 0x5d);
+	send(*src, size, 1, kQkey);
+	EXPECT_TRUE(wc_ok(poll_one(*a_.send_cq, "UD SEND after the refusal"),
+			  IBV_WC_SEND, 1));
+	ibv_wc wc = poll_one(*b_.recv_cq, "UD RECV after the refusal");
+	ASSERT_TRUE(wc_ok(wc, IBV_WC_RECV, 3));
+	EXPECT_TRUE(matches_pattern(dst->data() + kGrhSize, size, 0x5d));
+
+	ibv_qp_attr a{};
+	a.qkey = kGsiQkey;
+	EXPECT_EQ(ibv_modify_qp(a_.qp->get(), &a, IBV_QP_QKEY), 0)
+		<< "with CAP_NET_RAW, the Q_Key 0x80010000";
+	ibv_qp_attr got{};
+	ibv_qp_init_attr init{};
+	ASSERT_EQ(ibv_query_qp(a_.qp->get(), &got, IBV_QP_QKEY, &init), 0);
+	EXPECT_EQ(got.qkey, kGsiQkey);
 }
 
 /*
