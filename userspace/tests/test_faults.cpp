@@ -171,6 +171,29 @@ protected:
 		EXPECT_GT(rules, 0);
 	}
 
+	/*
+	 * A SEND of @src's first @size bytes (three packets or more) from a
+	 * to b whose second packet is dropped, and every resend of it:
+	 * returns once the second has left, and the first has had time to
+	 * take b's receive WQE.
+	 */
+	void send_with_second_packet_lost(const verbs::Mr &src, size_t size)
+	{
+		inject_request("drop", psn_add(kPsnA, 1), 1000);
+		ibv_sge s = verbs::sge(src, 0, static_cast<uint32_t>(size));
+		ibv_send_wr wr = wr_of(IBV_WR_SEND, &s, 1);
+		verbs::post_send(*pair_.a.qp, wr);
+
+		const auto until = std::chrono::steady_clock::now() + cfg().timeout;
+		while (read_file(faults_path(dev(Side::local).device))
+			       .find(" hits 0") != std::string::npos) {
+			ASSERT_LT(std::chrono::steady_clock::now(), until)
+				<< "the second packet never left";
+			std::this_thread::sleep_for(10ms);
+		}
+		std::this_thread::sleep_for(cfg().quiet);
+	}
+
 	/* A SEND of @size bytes from a to b, verified, delivered once. */
 	void send_once(size_t size, uint32_t seed)
 	{
@@ -521,20 +544,7 @@ TEST_F(FaultTest, PartlyReceivedSendIsFlushed)
 		rwr[i].num_sge = 1;
 		verbs::post_recv(*pair_.b.qp, rwr[i]);
 	}
-	inject_request("drop", psn_add(kPsnA, 1), 1000);
-	ibv_sge s = verbs::sge(*src, 0, static_cast<uint32_t>(size));
-	ibv_send_wr wr = wr_of(IBV_WR_SEND, &s, 1);
-	verbs::post_send(*pair_.a.qp, wr);
-
-	/* The first packet is in once its successor has been dropped. */
-	const auto until = std::chrono::steady_clock::now() + cfg().timeout;
-	while (read_file(faults_path(dev(Side::local).device)).find(" hits 0") !=
-	       std::string::npos) {
-		ASSERT_LT(std::chrono::steady_clock::now(), until)
-			<< "the second packet never left";
-		std::this_thread::sleep_for(10ms);
-	}
-	std::this_thread::sleep_for(cfg().quiet);
+	ASSERT_NO_FATAL_FAILURE(send_with_second_packet_lost(*src, size));
 
 	ibv_qp_attr a{};
 	a.qp_state = IBV_QPS_ERR;
@@ -568,18 +578,7 @@ TEST_F(FaultTest, PartlyReceivedSendLeavesNothingAfterReset)
 	rwr.sg_list = &r;
 	rwr.num_sge = 1;
 	verbs::post_recv(*pair_.b.qp, rwr);
-	inject_request("drop", psn_add(kPsnA, 1), 1000);
-	ibv_sge s = verbs::sge(*src, 0, static_cast<uint32_t>(size));
-	ibv_send_wr wr = wr_of(IBV_WR_SEND, &s, 1);
-	verbs::post_send(*pair_.a.qp, wr);
-	const auto until = std::chrono::steady_clock::now() + cfg().timeout;
-	while (read_file(faults_path(dev(Side::local).device)).find(" hits 0") !=
-	       std::string::npos) {
-		ASSERT_LT(std::chrono::steady_clock::now(), until)
-			<< "the second packet never left";
-		std::this_thread::sleep_for(10ms);
-	}
-	std::this_thread::sleep_for(cfg().quiet);
+	ASSERT_NO_FATAL_FAILURE(send_with_second_packet_lost(*src, size));
 
 	ibv_qp_attr a{};
 	a.qp_state = IBV_QPS_RESET;
