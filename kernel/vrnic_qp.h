@@ -77,19 +77,69 @@ static inline u32 vrnic_read_chunk(u32 mtu)
 }
 
 /*
- * The result of an executed atomic, kept so that a duplicate is answered
- * with it rather than executed again (IBA 9.7.5.1.3).  An RC QP keeps the
- * last VRNIC_MAX_RD_ATOMIC: the most a requester may have outstanding
- * (max_dest_rd_atomic is at most that), so every atomic whose response
- * the requester can still be waiting for is found.  Duplicate READs need
- * no record: they are read again.
+ * A READ or atomic the responder executed, kept for its duplicates (IBA
+ * 9.9.2.1): an atomic is answered with its original result, not executed
+ * again (9.7.5.1.3); a READ is read again only when the duplicate asks
+ * for what this one asked, at one of its PSNs.  An RC QP keeps the last
+ * VRNIC_MAX_RD_ATOMIC: the most a requester may have outstanding
+ * (max_dest_rd_atomic is at most that), so every request whose response
+ * the requester can still be waiting for is found.  A duplicate that
+ * matches none is dropped, as rxe drops it: a READ in the past PSN window
+ * that was never asked at that PSN (a forged or stale packet) sends
+ * nothing toward the QP's peer.
  */
-
-struct vrnic_atomic_replay {
-	u64	orig;
-	u32	psn;
-	bool	valid;
+enum vrnic_replay_kind {
+	VRNIC_REPLAY_NONE,
+	VRNIC_REPLAY_READ,
+	VRNIC_REPLAY_ATOMIC,
 };
+
+struct vrnic_rd_replay {
+	union {
+		u64	va;	/* READ: its first byte */
+		u64	orig;	/* atomic: the value before it */
+	};
+	u32	psn;		/* its (first) PSN */
+	u32	npsn;		/* READ: PSNs its responses take */
+	u32	len;		/* READ: bytes */
+	u32	rkey;		/* READ */
+	u8	kind;		/* enum vrnic_replay_kind */
+};
+
+/* PSNs the responses to a READ of @len bytes take (at least one). */
+static inline u32 vrnic_read_npsn(u32 len, u32 mtu)
+{
+	return max_t(u32, DIV_ROUND_UP(len, mtu), 1);
+}
+
+/**
+ * vrnic_replay_read_match - is a duplicate READ a resend of @r?
+ * @r:    a recorded request
+ * @psn:  the duplicate's PSN
+ * @va:   its RETH's address, @len its length, @rkey its R_Key
+ * @mtu:  the QP's path MTU
+ *
+ * A requester resends a READ from the first response it lacks: at that
+ * response's PSN, for the rest of the bytes (or any part of them).  So
+ * the duplicate's PSN is one of @r's, it asks under @r's rkey for no byte
+ * @r did not (rxe's rule), and its responses take none of the PSNs past
+ * @r's last.
+ */
+static inline bool vrnic_replay_read_match(const struct vrnic_rd_replay *r,
+					   u32 psn, u64 va, u32 len, u32 rkey,
+					   u32 mtu)
+{
+	u32 off;
+
+	if (r->kind != VRNIC_REPLAY_READ || r->rkey != rkey)
+		return false;
+	off = vrnic_psn_sub(psn, r->psn);
+	if (off >= r->npsn)
+		return false;
+	if (va < r->va || len > r->len || va - r->va > r->len - len)
+		return false;
+	return vrnic_read_npsn(len, mtu) <= r->npsn - off;
+}
 
 /**
  * struct vrnic_wq - a send or receive work queue
@@ -187,7 +237,7 @@ struct vrnic_qp {
 	bool			timed_out;
 
 	struct vrnic_swqe	*swqe;
-	struct vrnic_atomic_replay *replay;	/* RC: VRNIC_MAX_RD_ATOMIC */
+	struct vrnic_rd_replay *replay;	/* RC: VRNIC_MAX_RD_ATOMIC */
 	struct {
 		u32		index;	/* next WQE to start */
 		u32		offset;	/* bytes of it sent */

@@ -478,10 +478,17 @@ bool vrnic_resp_read_pending(struct vrnic_qp *qp)
 	return qp->resp.rd.active;
 }
 
+/* Keep the next slot of the QP's replay ring (struct vrnic_rd_replay). */
+static struct vrnic_rd_replay *vrnic_resp_replay_slot(struct vrnic_qp *qp)
+{
+	return &qp->replay[qp->resp.replay_next++ % VRNIC_MAX_RD_ATOMIC];
+}
+
 /*
  * Answer an RDMA READ request starting at @psn: its first budget of
- * responses now, the rest from vrnic_resp_read_pending().  Reads have no
- * side effects, so a duplicate request is simply executed again.
+ * responses now, the rest from vrnic_resp_read_pending().  A new READ is
+ * recorded for its duplicates; reads have no side effects, so a duplicate
+ * that matches a record (@dup) is read again, its rkey checked again.
  */
 static enum vrnic_resp_verdict vrnic_resp_read(struct vrnic_qp *qp,
 					       struct sk_buff *skb, bool dup)
@@ -509,9 +516,16 @@ static enum vrnic_resp_verdict vrnic_resp_read(struct vrnic_qp *qp,
 		vrnic_mr_put(mr);
 	}
 	if (!dup) {
+		struct vrnic_rd_replay *r = vrnic_resp_replay_slot(qp);
+
+		r->kind = VRNIC_REPLAY_READ;
+		r->psn = psn;
+		r->npsn = vrnic_read_npsn(len, qp->mtu);
+		r->va = va;
+		r->len = len;
+		r->rkey = rkey;
 		qp->resp.msn++;
-		qp->resp.epsn = vrnic_psn_add(psn,
-					      max_t(u32, DIV_ROUND_UP(len, qp->mtu), 1));
+		qp->resp.epsn = vrnic_psn_add(psn, r->npsn);
 	}
 	vrnic_resp_flush_ack(qp);
 
@@ -549,7 +563,7 @@ static enum vrnic_resp_verdict vrnic_resp_atomic(struct vrnic_qp *qp,
 	struct vrnic_atmeth *a = vrnic_pkt_hdr(skb, VRNIC_HDR_ATMETH);
 	u64 va = vrnic_atmeth_va(a), orig, val;
 	u32 rkey = vrnic_atmeth_rkey(a), psn = vrnic_pkt(skb)->psn;
-	struct vrnic_atomic_replay *r;
+	struct vrnic_rd_replay *r;
 	struct vrnic_mr *mr;
 	int err;
 
@@ -574,10 +588,11 @@ static enum vrnic_resp_verdict vrnic_resp_atomic(struct vrnic_qp *qp,
 	if (err)
 		return VRNIC_RESP_ACCESS;
 
-	r = &qp->replay[qp->resp.replay_next++ % VRNIC_MAX_RD_ATOMIC];
+	r = vrnic_resp_replay_slot(qp);
+	r->kind = VRNIC_REPLAY_ATOMIC;
 	r->psn = psn;
+	r->npsn = 1;
 	r->orig = orig;
-	r->valid = true;
 	qp->resp.msn++;
 	qp->resp.epsn = vrnic_psn_next(psn);
 	vrnic_resp_atomic_ack(qp, psn, orig);
@@ -619,14 +634,29 @@ static void vrnic_resp_duplicate(struct vrnic_qp *qp, struct sk_buff *skb)
 
 	vrnic_count(to_vdev(qp->ibqp.device), VRNIC_CNT_DUP_REQ);
 	if (pkt->flags & VRNIC_OPF_READ) {
-		vrnic_resp_read(qp, skb, true);
+		struct vrnic_reth *reth = vrnic_pkt_hdr(skb, VRNIC_HDR_RETH);
+		u64 va = vrnic_reth_va(reth);
+		u32 len = vrnic_reth_len(reth), rkey = vrnic_reth_rkey(reth);
+
+		for (i = 0; i < VRNIC_MAX_RD_ATOMIC; i++) {
+			if (vrnic_replay_read_match(&qp->replay[i], pkt->psn,
+						    va, len, rkey, qp->mtu)) {
+				vrnic_resp_read(qp, skb, true);
+				return;
+			}
+		}
+		/*
+		 * Not a resend of any READ a requester within its
+		 * max_rd_atomic can still be waiting for (IBA 9.9.2.1: a
+		 * duplicate the responder cannot answer is dropped).
+		 */
 		return;
 	}
 	if (pkt->flags & VRNIC_OPF_ATOMIC) {
 		for (i = 0; i < VRNIC_MAX_RD_ATOMIC; i++) {
-			struct vrnic_atomic_replay *r = &qp->replay[i];
+			struct vrnic_rd_replay *r = &qp->replay[i];
 
-			if (r->valid && r->psn == pkt->psn) {
+			if (r->kind == VRNIC_REPLAY_ATOMIC && r->psn == pkt->psn) {
 				vrnic_resp_atomic_ack(qp, pkt->psn, r->orig);
 				return;
 			}

@@ -230,11 +230,68 @@ static void vrnic_qp_rtt_estimate(struct kunit *test)
 	KUNIT_EXPECT_LE(test, var, 10U);
 }
 
+/*
+ * A duplicate READ is read again only as a resend of a recorded READ:
+ * 64 KiB at 0x10000 under rkey 0x1234, PSNs 0xfffff8..0x000007 at a
+ * 4096-byte MTU (16 responses, the PSN space wrapping in between).
+ */
+static void vrnic_qp_replay_read_match(struct kunit *test)
+{
+	const struct vrnic_rd_replay r = {
+		.kind = VRNIC_REPLAY_READ, .psn = 0xfffff8, .npsn = 16,
+		.va = 0x10000, .len = 0x10000, .rkey = 0x1234,
+	};
+	struct vrnic_rd_replay atomic = r, none = r;
+	const u32 mtu = 4096;
+
+	KUNIT_EXPECT_EQ(test, vrnic_read_npsn(0x10000, mtu), 16U);
+	KUNIT_EXPECT_EQ(test, vrnic_read_npsn(0x10001, mtu), 17U);
+	KUNIT_EXPECT_EQ(test, vrnic_read_npsn(0, mtu), 1U);
+	/* The same READ again, and a resend from each later response. */
+	KUNIT_EXPECT_TRUE(test, vrnic_replay_read_match(&r, 0xfffff8, 0x10000,
+							0x10000, 0x1234, mtu));
+	KUNIT_EXPECT_TRUE(test, vrnic_replay_read_match(&r, 0xfffffb, 0x13000,
+							0xd000, 0x1234, mtu));
+	KUNIT_EXPECT_TRUE(test, vrnic_replay_read_match(&r, 0x000007, 0x1f000,
+							0x1000, 0x1234, mtu));
+	/* A part of the rest (rxe's rule: a subset). */
+	KUNIT_EXPECT_TRUE(test, vrnic_replay_read_match(&r, 0x000002, 0x1a000,
+							0x100, 0x1234, mtu));
+	/* Another rkey, or a PSN before or past the READ's responses. */
+	KUNIT_EXPECT_FALSE(test, vrnic_replay_read_match(&r, 0xfffff8, 0x10000,
+							 0x10000, 0x1235, mtu));
+	KUNIT_EXPECT_FALSE(test, vrnic_replay_read_match(&r, 0xfffff7, 0x10000,
+							 0x10000, 0x1234, mtu));
+	KUNIT_EXPECT_FALSE(test, vrnic_replay_read_match(&r, 0x000008, 0x1f000,
+							 0x1000, 0x1234, mtu));
+	/* A byte before, or past, what the READ asked for. */
+	KUNIT_EXPECT_FALSE(test, vrnic_replay_read_match(&r, 0xfffff8, 0xffff,
+							 0x1000, 0x1234, mtu));
+	KUNIT_EXPECT_FALSE(test, vrnic_replay_read_match(&r, 0xfffff8, 0x10000,
+							 0x10001, 0x1234, mtu));
+	KUNIT_EXPECT_FALSE(test, vrnic_replay_read_match(&r, 0x000007, 0x1f000,
+							 0x1001, 0x1234, mtu));
+	/* Within the bytes, but responses past the READ's last PSN. */
+	KUNIT_EXPECT_FALSE(test, vrnic_replay_read_match(&r, 0x000007, 0x10000,
+							 0x2000, 0x1234, mtu));
+	/* An address that wraps cannot pass as a subset. */
+	KUNIT_EXPECT_FALSE(test, vrnic_replay_read_match(&r, 0xfffff8, U64_MAX,
+							 0x10, 0x1234, mtu));
+	/* An atomic's record, or an empty slot, answers no READ. */
+	atomic.kind = VRNIC_REPLAY_ATOMIC;
+	none.kind = VRNIC_REPLAY_NONE;
+	KUNIT_EXPECT_FALSE(test, vrnic_replay_read_match(&atomic, 0xfffff8, 0x10000,
+							 0x10000, 0x1234, mtu));
+	KUNIT_EXPECT_FALSE(test, vrnic_replay_read_match(&none, 0xfffff8, 0x10000,
+							 0x10000, 0x1234, mtu));
+}
+
 static struct kunit_case vrnic_qp_cases[] = {
 	KUNIT_CASE_PARAM(vrnic_qp_modify_table, qp_gen_params),
 	KUNIT_CASE(vrnic_qp_state_names),
 	KUNIT_CASE(vrnic_qp_rto),
 	KUNIT_CASE(vrnic_qp_rtt_estimate),
+	KUNIT_CASE(vrnic_qp_replay_read_match),
 	{}
 };
 
