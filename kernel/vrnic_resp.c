@@ -629,10 +629,11 @@ static enum vrnic_resp_verdict vrnic_resp_atomic_write(struct vrnic_qp *qp,
 /* A request with a PSN we already executed (IBA 9.9.2.1). */
 static void vrnic_resp_duplicate(struct vrnic_qp *qp, struct sk_buff *skb)
 {
+	struct vrnic_dev *vdev = to_vdev(qp->ibqp.device);
 	struct vrnic_pkt *pkt = vrnic_pkt(skb);
 	u32 i;
 
-	vrnic_count(to_vdev(qp->ibqp.device), VRNIC_CNT_DUP_REQ);
+	vrnic_count(vdev, VRNIC_CNT_DUP_REQ);
 	if (pkt->flags & VRNIC_OPF_READ) {
 		struct vrnic_reth *reth = vrnic_pkt_hdr(skb, VRNIC_HDR_RETH);
 		u64 va = vrnic_reth_va(reth);
@@ -650,6 +651,7 @@ static void vrnic_resp_duplicate(struct vrnic_qp *qp, struct sk_buff *skb)
 		 * max_rd_atomic can still be waiting for (IBA 9.9.2.1: a
 		 * duplicate the responder cannot answer is dropped).
 		 */
+		vrnic_count(vdev, VRNIC_CNT_RX_DROP_DUP);
 		return;
 	}
 	if (pkt->flags & VRNIC_OPF_ATOMIC) {
@@ -665,6 +667,7 @@ static void vrnic_resp_duplicate(struct vrnic_qp *qp, struct sk_buff *skb)
 		 * Not among the last VRNIC_MAX_RD_ATOMIC: a requester within
 		 * its max_rd_atomic cannot be waiting for it any more.
 		 */
+		vrnic_count(vdev, VRNIC_CNT_RX_DROP_DUP);
 		return;
 	}
 	/*

@@ -22,6 +22,7 @@ static const struct rdma_stat_desc vrnic_counter_descs[VRNIC_CNT_COUNT] = {
 	[VRNIC_CNT_RX_DROP_BUSY].name		= "rx_drop_busy",
 	[VRNIC_CNT_RX_DROP_REQ].name		= "rx_drop_req",
 	[VRNIC_CNT_RX_DROP_RESP].name		= "rx_drop_resp",
+	[VRNIC_CNT_RX_DROP_DUP].name		= "rx_drop_dup",
 	[VRNIC_CNT_DUP_REQ].name		= "duplicate_request",
 	[VRNIC_CNT_SEQ_NAK_SENT].name		= "out_of_seq_request",
 	[VRNIC_CNT_SEQ_NAK_RCVD].name		= "rcvd_seq_err",

@@ -31,7 +31,8 @@ constexpr std::array<std::string_view, kClasses> kKlassNames = {
 static_assert(unsigned(Klass::forged) == kClasses - 1);
 
 constexpr std::array<std::string_view, kDetails> kDetailNames = {
-	"gsi", "req-behind", "req-ahead", "resp-before", "resp-after", "other",
+	"gsi", "req-behind", "req-behind-rd", "req-behind-rd-far",
+	"req-ahead", "resp-before", "resp-after", "other",
 };
 
 constexpr std::array<std::string_view, kFates> kFateNames = {
@@ -325,9 +326,13 @@ void Generator::finish(std::span<uint8_t> pkt, Packet &p, bool valid, Rng &r) co
 		else if (opcode_info(pkt[0]).flags & kOpResp)
 			p.detail = ((psn - t->sq_psn) & kPsnMask) >= (1u << 23)
 				   ? Detail::resp_before : Detail::resp_after;
+		else if (((psn - t->rq_psn) & kPsnMask) < (1u << 23))
+			p.detail = Detail::req_ahead;
+		else if (pkt[0] == 0x0c || pkt[0] == 0x13 || pkt[0] == 0x14)
+			p.detail = ((t->rq_psn - psn) & kPsnMask) <= (1u << 23) - cfg_.psn_guard
+				   ? Detail::req_behind_rd : Detail::req_behind_rd_far;
 		else
-			p.detail = ((psn - t->rq_psn) & kPsnMask) >= (1u << 23)
-				   ? Detail::req_behind : Detail::req_ahead;
+			p.detail = Detail::req_behind;
 	}
 }
 

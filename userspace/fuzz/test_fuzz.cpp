@@ -293,6 +293,38 @@ TEST(Generator, LiveQpsAreSafe)
 	}
 }
 
+/*
+ * fuzz.sh counts rx_drop_dup against Detail::req_behind_rd: every READ or
+ * atomic request to a live RC QP behind the PSN it expects by at most
+ * 2^23 - psn_guard (req_behind_rd_far: further), and nothing else, so none
+ * of them may be classed otherwise, and some of each must be sent.
+ */
+TEST(Generator, DuplicateReadsAndAtomicsAreCounted)
+{
+	Config c = config();
+	Generator g(c);
+	std::vector<uint8_t> buf(g.max_len());
+	unsigned rd = 0, far = 0;
+	for (uint64_t i = 0; i < 50000; i++) {
+		Packet p = g.build(i, buf);
+		if (p.fate != Fate::to_qp || qpn_of(buf) != 0x11)
+			continue;
+		const bool req = !(opcode_info(buf[0]).flags & kOpResp);
+		const bool behind = ((psn_of(buf) - 0x100) & kPsnMask) >= (1u << 23);
+		const bool rd_op = buf[0] == 0x0c || buf[0] == 0x13 || buf[0] == 0x14;
+		const bool near = ((0x100 - psn_of(buf)) & kPsnMask) <= (1u << 23) - c.psn_guard;
+		ASSERT_EQ(p.detail == Detail::req_behind_rd, req && behind && rd_op && near)
+			<< "packet " << i << " opcode " << unsigned(buf[0]);
+		ASSERT_EQ(p.detail == Detail::req_behind_rd_far, req && behind && rd_op && !near)
+			<< "packet " << i << " opcode " << unsigned(buf[0]);
+		rd += p.detail == Detail::req_behind_rd;
+		far += p.detail == Detail::req_behind_rd_far;
+	}
+	EXPECT_GT(rd, 0u);
+	EXPECT_GT(far, 0u);
+	EXPECT_EQ(detail_name(Detail::req_behind_rd), "req-behind-rd");
+}
+
 /* Class forged takes turns only in foreign-source mode, as many as asked. */
 TEST(Generator, ForgedOnlyFromAForeignSource)
 {

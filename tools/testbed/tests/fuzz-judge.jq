@@ -10,7 +10,15 @@
 # QPs' states refuse (the fuzzer is told them), rx_drop_addr what RC and UC
 # QPs refuse from a foreign source (vrnic-fuzz --foreign-source): none in
 # the other phases, and in that one at least one packet must have been
-# aimed at them, or the phase proved nothing.
+# aimed at them, or the phase proved nothing.  rx_drop_dup counts the
+# duplicate READs and atomics the responders dropped as resends of none
+# they executed: the live traffic (SEND and WRITE) issues none, so each
+# READ or atomic request the fuzzer aimed behind a live RC QP's expected
+# PSN (to-qp req-behind-rd) is one, and no other packet is, but for
+# those so far behind that the traffic may have made them ahead meanwhile
+# (req-behind-rd-far: either); before the
+# responder kept a record of its READs, it read each such READ again and
+# sent the bytes to the QP's peer.
 def sp($n): if $n > 0 then " " * $n else "" end;
 def l($n): tostring | . + sp($n - length);
 def r($n): tostring | sp($n - length) + .;
@@ -32,12 +40,18 @@ $fz[0] as $fz | $a[0] as $a | $b[0] as $b
 | ($fz["foreign-source"] // false) as $foreign
 # In vrnic_recv()'s order of checks.  A counter the device lacks is null:
 # never equal to what is expected.
-| [("rx-drop-icrc", "rx-drop-malformed", "rx-drop-no-qp", "rx-drop-pkey", "rx-drop-qp-state",
+| ([("rx-drop-icrc", "rx-drop-malformed", "rx-drop-no-qp", "rx-drop-pkey", "rx-drop-qp-state",
     "rx-drop-addr", "rx-drop-qkey")
    | . as $c | $hw[$c | gsub("-"; "_")] as $d | $exp[$c] as $e
    | {c: $c, d: $d, e: $e,
       good: (if $d == null then false elif $lost == 0 then $d == $e
-             else $e - $lost <= $d and $d <= $e end)}] as $rows
+             else $e - $lost <= $d and $d <= $e end)}]
+  # After dispatch, a QP's full receive queue (rx_drop_busy) also loses.
+  + [($lost + ($hw.rx_drop_busy // 0)) as $gone
+     | $hw.rx_drop_dup as $d | ($fz["to-qp"]["req-behind-rd"] // null) as $e
+     | ($fz["to-qp"]["req-behind-rd-far"] // 0) as $far
+     | {c: "rx-drop-dup", d: $d, e: $e,
+        good: ($d != null and $e != null and $e - $gone <= $d and $d <= $e + $far)}]) as $rows
 | ([$eng[] | $hw[.] // 0] | add) as $counted
 | ($hw.rcvd_pkts != null and $hw.rcvd_pkts >= $fz.sent - $lost) as $rcvd_ok
 | ((($exp["rx-drop-addr"] // 0) > 0) or ($foreign | not)) as $aimed

@@ -15,7 +15,11 @@
 # throughout and its QPs are unharmed, and every packet that dispatch must
 # drop is in its drop counter, rx_drop_addr and rx_drop_qp_state included
 # (the fuzzer predicts each packet's fate from the QPs' states and its own
-# source; lost packets, UDP and veth drops, are accounted for).  After all
+# source; lost packets, UDP and veth drops, are accounted for), and every
+# READ or atomic aimed behind a live RC QP's expected PSN is dropped as a
+# duplicate that resends nothing the QP executed (rx_drop_dup: the traffic
+# issues no READs or atomics, so the responder must not answer one; it
+# once read each again toward the peer).  After all
 # three, the pingpongs' payloads checked out, a fresh pingpong works and
 # the devices delete cleanly.  The testbed's log scan fails the run on any
 # oops, WARN or KASAN report.
