@@ -244,39 +244,41 @@ static void vrnic_qp_replay_read_match(struct kunit *test)
 	struct vrnic_rd_replay atomic = r, none = r;
 	const u32 mtu = 4096;
 
+	static const struct {
+		u32 psn;
+		u64 va;
+		u32 len, rkey;
+		bool match;
+	} dups[] = {
+		/* The same READ again, and a resend from each later response. */
+		{ 0xfffff8, 0x10000, 0x10000, 0x1234, true },
+		{ 0xfffffb, 0x13000, 0xd000, 0x1234, true },
+		{ 0x000007, 0x1f000, 0x1000, 0x1234, true },
+		/* A part of the rest (rxe's rule: a subset). */
+		{ 0x000002, 0x1a000, 0x100, 0x1234, true },
+		/* Another rkey, or a PSN before or past the READ's responses. */
+		{ 0xfffff8, 0x10000, 0x10000, 0x1235, false },
+		{ 0xfffff7, 0x10000, 0x10000, 0x1234, false },
+		{ 0x000008, 0x1f000, 0x1000, 0x1234, false },
+		/* A byte before, or past, what the READ asked for. */
+		{ 0xfffff8, 0xffff, 0x1000, 0x1234, false },
+		{ 0xfffff8, 0x10000, 0x10001, 0x1234, false },
+		{ 0x000007, 0x1f000, 0x1001, 0x1234, false },
+		/* Within the bytes, but responses past the READ's last PSN. */
+		{ 0x000007, 0x10000, 0x2000, 0x1234, false },
+		/* An address that wraps cannot pass as a subset. */
+		{ 0xfffff8, U64_MAX, 0x10, 0x1234, false },
+	};
+	unsigned int i;
+
 	KUNIT_EXPECT_EQ(test, vrnic_read_npsn(0x10000, mtu), 16U);
 	KUNIT_EXPECT_EQ(test, vrnic_read_npsn(0x10001, mtu), 17U);
 	KUNIT_EXPECT_EQ(test, vrnic_read_npsn(0, mtu), 1U);
-	/* The same READ again, and a resend from each later response. */
-	KUNIT_EXPECT_TRUE(test, vrnic_replay_read_match(&r, 0xfffff8, 0x10000,
-							0x10000, 0x1234, mtu));
-	KUNIT_EXPECT_TRUE(test, vrnic_replay_read_match(&r, 0xfffffb, 0x13000,
-							0xd000, 0x1234, mtu));
-	KUNIT_EXPECT_TRUE(test, vrnic_replay_read_match(&r, 0x000007, 0x1f000,
-							0x1000, 0x1234, mtu));
-	/* A part of the rest (rxe's rule: a subset). */
-	KUNIT_EXPECT_TRUE(test, vrnic_replay_read_match(&r, 0x000002, 0x1a000,
-							0x100, 0x1234, mtu));
-	/* Another rkey, or a PSN before or past the READ's responses. */
-	KUNIT_EXPECT_FALSE(test, vrnic_replay_read_match(&r, 0xfffff8, 0x10000,
-							 0x10000, 0x1235, mtu));
-	KUNIT_EXPECT_FALSE(test, vrnic_replay_read_match(&r, 0xfffff7, 0x10000,
-							 0x10000, 0x1234, mtu));
-	KUNIT_EXPECT_FALSE(test, vrnic_replay_read_match(&r, 0x000008, 0x1f000,
-							 0x1000, 0x1234, mtu));
-	/* A byte before, or past, what the READ asked for. */
-	KUNIT_EXPECT_FALSE(test, vrnic_replay_read_match(&r, 0xfffff8, 0xffff,
-							 0x1000, 0x1234, mtu));
-	KUNIT_EXPECT_FALSE(test, vrnic_replay_read_match(&r, 0xfffff8, 0x10000,
-							 0x10001, 0x1234, mtu));
-	KUNIT_EXPECT_FALSE(test, vrnic_replay_read_match(&r, 0x000007, 0x1f000,
-							 0x1001, 0x1234, mtu));
-	/* Within the bytes, but responses past the READ's last PSN. */
-	KUNIT_EXPECT_FALSE(test, vrnic_replay_read_match(&r, 0x000007, 0x10000,
-							 0x2000, 0x1234, mtu));
-	/* An address that wraps cannot pass as a subset. */
-	KUNIT_EXPECT_FALSE(test, vrnic_replay_read_match(&r, 0xfffff8, U64_MAX,
-							 0x10, 0x1234, mtu));
+	for (i = 0; i < ARRAY_SIZE(dups); i++)
+		KUNIT_EXPECT_EQ_MSG(test, vrnic_replay_read_match(&r, dups[i].psn,
+								  dups[i].va, dups[i].len,
+								  dups[i].rkey, mtu),
+				    dups[i].match, "case %u", i);
 	/* An atomic's record, or an empty slot, answers no READ. */
 	atomic.kind = VRNIC_REPLAY_ATOMIC;
 	none.kind = VRNIC_REPLAY_NONE;
