@@ -222,12 +222,36 @@ int vrnic_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 		kvfree(mr->mtt);
 	else
 		kfree(mr->mtt);
-	/*
-	 * A lookup that found the MR before it left the table may not have
-	 * tried its reference yet: free after every such reader is done.
-	 */
-	kfree_rcu(mr, rcu);
+	vrnic_mr_retire(mr);
 	return 0;
+}
+
+/**
+ * vrnic_mr_retire - free an MR once no lookup can hold it
+ * @mr:		out of the table, at zero users
+ *
+ * A lookup that found the MR before it left the table may not have tried
+ * its reference yet: free after every such reader is done (issue 17,
+ * item 3).
+ */
+void vrnic_mr_retire(struct vrnic_mr *mr)
+{
+	kfree_rcu(mr, rcu);
+}
+
+/**
+ * vrnic_mr_try - take a lookup's reference on an MR a key names
+ * @mr:		what xa_load() of the MR table returned, or NULL
+ * @key:	the key looked up
+ *
+ * Context: inside the rcu_read_lock() section of that xa_load().
+ * Return: @mr with a reference, or NULL (stale key byte, or dereg begun).
+ */
+struct vrnic_mr *vrnic_mr_try(struct vrnic_mr *mr, u32 key)
+{
+	if (mr && (mr->ibmr.lkey != key || !refcount_inc_not_zero(&mr->users)))
+		return NULL;
+	return mr;
 }
 
 /**
@@ -243,9 +267,7 @@ struct vrnic_mr *vrnic_mr_get(struct vrnic_dev *vdev, u32 key)
 	struct vrnic_mr *mr;
 
 	rcu_read_lock();
-	mr = xa_load(&vdev->mrs, vrnic_key_index(key));
-	if (mr && (mr->ibmr.lkey != key || !refcount_inc_not_zero(&mr->users)))
-		mr = NULL;
+	mr = vrnic_mr_try(xa_load(&vdev->mrs, vrnic_key_index(key)), key);
 	rcu_read_unlock();
 	return mr;
 }

@@ -81,6 +81,8 @@ int vrnic_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 int vrnic_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 
 struct vrnic_mr *vrnic_mr_get(struct vrnic_dev *vdev, u32 key);
+struct vrnic_mr *vrnic_mr_try(struct vrnic_mr *mr, u32 key);
+void vrnic_mr_retire(struct vrnic_mr *mr);
 void vrnic_mr_cache_access(struct vrnic_dev *vdev, u32 key, u32 pages);
 void vrnic_mr_uncache(struct vrnic_dev *vdev, u32 key);
 void vrnic_mr_put(struct vrnic_mr *mr);

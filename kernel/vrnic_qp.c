@@ -72,10 +72,35 @@ struct vrnic_qp *vrnic_qp_get(struct vrnic_dev *vdev, u32 qpn)
 
 	rcu_read_lock();
 	ref = xa_load(&vdev->qps, qpn);
-	if (ref && refcount_inc_not_zero(&ref->users))
-		qp = ref->qp;
+	qp = vrnic_qp_ref_try(ref);
 	rcu_read_unlock();
 	return qp;
+}
+
+/**
+ * vrnic_qp_ref_try - take a lookup's reference through a table entry
+ * @ref:	what xa_load() of the QPN table returned, or NULL
+ *
+ * Context: inside the rcu_read_lock() section of that xa_load(): @ref may
+ * have left the table since, and its destroy may have returned, but
+ * vrnic_qp_ref_retire() keeps it in memory until the section ends.
+ * Return: the QP with a reference taken, or NULL once destroy began.
+ */
+struct vrnic_qp *vrnic_qp_ref_try(struct vrnic_qp_ref *ref)
+{
+	return ref && refcount_inc_not_zero(&ref->users) ? ref->qp : NULL;
+}
+
+/**
+ * vrnic_qp_ref_retire - free a QP's table entry once no lookup can hold it
+ * @ref:	the entry, out of the table and at zero users
+ *
+ * A grace period after, so that a lookup that loaded it just before it
+ * left the table still finds its count (zero) in memory (issue 17, item 3).
+ */
+void vrnic_qp_ref_retire(struct vrnic_qp_ref *ref)
+{
+	kfree_rcu(ref, rcu);
 }
 
 /**
@@ -116,10 +141,16 @@ bool vrnic_qp_addr_ok(struct vrnic_qp *qp, const struct sk_buff *skb)
 	return ok;
 }
 
+/* Drop a reference to a QP's table entry; the last one wakes destroy. */
+void vrnic_qp_ref_put(struct vrnic_qp_ref *ref)
+{
+	if (refcount_dec_and_test(&ref->users))
+		complete(&ref->done);
+}
+
 void vrnic_qp_put(struct vrnic_qp *qp)
 {
-	if (refcount_dec_and_test(&qp->ref->users))
-		complete(&qp->ref->done);
+	vrnic_qp_ref_put(qp->ref);
 }
 
 /* The completion opcode of a send work request (IB_WR_* to IB_WC_*). */
@@ -1227,7 +1258,7 @@ int vrnic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 			       ibqp->qp_type == IB_QPT_GSI);
 	atomic_dec(&vdev->num_qp);
 	/* A lookup may still be trying the count: see struct vrnic_qp_ref. */
-	kfree_rcu(qp->ref, rcu);
+	vrnic_qp_ref_retire(qp->ref);
 	return 0;
 }
 

@@ -372,6 +372,9 @@ int vrnic_qp_modify_check(const struct ib_device_attr *dattr,
 			  enum ib_qp_state state, enum ib_qp_type type,
 			  const struct ib_qp_attr *attr, int mask);
 struct vrnic_qp *vrnic_qp_get(struct vrnic_dev *vdev, u32 qpn);
+struct vrnic_qp *vrnic_qp_ref_try(struct vrnic_qp_ref *ref);
+void vrnic_qp_ref_put(struct vrnic_qp_ref *ref);
+void vrnic_qp_ref_retire(struct vrnic_qp_ref *ref);
 bool vrnic_qp_addr_ok(struct vrnic_qp *qp, const struct sk_buff *skb);
 void vrnic_qp_put(struct vrnic_qp *qp);
 void vrnic_qp_error(struct vrnic_qp *qp, enum vrnic_qp_cause cause);

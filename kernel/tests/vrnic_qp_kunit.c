@@ -9,10 +9,14 @@
  */
 
 #include <kunit/test.h>
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
 #include "../vrnic.h"
+#include "../vrnic_mr.h"
 #include "../vrnic_qp.h"
 
 static const struct ib_device_attr test_dattr = {
@@ -288,12 +292,77 @@ static void vrnic_qp_replay_read_match(struct kunit *test)
 							 0x10000, 0x1234, mtu));
 }
 
+/*
+ * Issue 17, item 3: a lockless lookup (xa_load, then the reference try)
+ * that loaded a QP's table entry, or an MR, just before destroy took it
+ * out of the table, tries the count after destroy has returned.  The entry
+ * must still be memory then, at zero users: freed a grace period later.
+ * With a plain kfree() in destroy, the try below reads freed memory and
+ * KASAN fails the case.  The steps are destroy's own (vrnic_destroy_qp(),
+ * vrnic_dereg_mr()), in one thread, inside the lookup's RCU section.
+ */
+static struct vrnic_qp test_qp;
+/* Static: lockdep keys an xarray's lock by where it lives. */
+static DEFINE_XARRAY(qps);
+static DEFINE_XARRAY(mrs);
+
+static void vrnic_qp_lookup_outlives_destroy(struct kunit *test)
+{
+	struct vrnic_qp_ref *ref, *found;
+	struct vrnic_mr *mr, *mfound;
+	const u32 qpn = 17, key = 3 << 8 | 0x2a;
+
+	ref = kmalloc(sizeof(*ref), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ref);
+	refcount_set(&ref->users, 1);
+	init_completion(&ref->done);
+	ref->qp = &test_qp;
+	KUNIT_ASSERT_EQ(test, xa_insert(&qps, qpn, ref, GFP_KERNEL), 0);
+
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, mr);
+	refcount_set(&mr->users, 1);
+	init_completion(&mr->done);
+	mr->ibmr.lkey = key;
+	KUNIT_ASSERT_EQ(test, xa_insert(&mrs, vrnic_key_index(key), mr,
+					GFP_KERNEL), 0);
+
+	/* A live entry: the lookup gets the object, a stale key gets none. */
+	rcu_read_lock();
+	KUNIT_EXPECT_PTR_EQ(test, vrnic_qp_ref_try(xa_load(&qps, qpn)), &test_qp);
+	KUNIT_EXPECT_PTR_EQ(test, vrnic_mr_try(xa_load(&mrs, 3), key), mr);
+	KUNIT_EXPECT_NULL(test, vrnic_mr_try(xa_load(&mrs, 3), key ^ 1));
+	rcu_read_unlock();
+	vrnic_qp_ref_put(ref);
+	vrnic_mr_put(mr);
+
+	rcu_read_lock();
+	found = xa_load(&qps, qpn);
+	mfound = xa_load(&mrs, 3);
+	/* Destroy and dereg run to their end between the load and the try. */
+	xa_erase(&qps, qpn);
+	vrnic_qp_ref_put(ref);
+	KUNIT_EXPECT_TRUE(test, completion_done(&ref->done));
+	vrnic_qp_ref_retire(ref);
+	xa_erase(&mrs, 3);
+	vrnic_mr_put(mr);
+	KUNIT_EXPECT_TRUE(test, completion_done(&mr->done));
+	vrnic_mr_retire(mr);
+
+	KUNIT_EXPECT_NULL(test, vrnic_qp_ref_try(found));
+	KUNIT_EXPECT_NULL(test, vrnic_mr_try(mfound, key));
+	rcu_read_unlock();
+	/* Both are freed before the case ends (kmemleak). */
+	rcu_barrier();
+}
+
 static struct kunit_case vrnic_qp_cases[] = {
 	KUNIT_CASE_PARAM(vrnic_qp_modify_table, qp_gen_params),
 	KUNIT_CASE(vrnic_qp_state_names),
 	KUNIT_CASE(vrnic_qp_rto),
 	KUNIT_CASE(vrnic_qp_rtt_estimate),
 	KUNIT_CASE(vrnic_qp_replay_read_match),
+	KUNIT_CASE(vrnic_qp_lookup_outlives_destroy),
 	{}
 };
 

@@ -24,6 +24,7 @@ patterns=(
 	'new suspected memory leak'	# kmemleak
 	'unreferenced object 0x'	# kmemleak report body
 	'INFO: task .* blocked for more than'
+	'INFO: trying to register non-static key'	# lockdep: a lock it cannot key
 	'INFO: rcu_.* detected stall'
 	'rcu: INFO: .* detected stalls'
 	'DMA-API: [^ ]+ [^ ]+: '	# DMA-API debug error (dev, bus id)

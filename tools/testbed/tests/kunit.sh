@@ -6,6 +6,10 @@
 # verdict "kunit/<suite>".
 #
 # VRNIC_KUNIT_KO: absolute path of that rdma_vrnic.ko.
+# VRNIC_ULP_KO: the suite that drives a device through ib_core's kernel
+# verbs, as a ULP does (vrnic_ulp_test.ko, built beside it; default: the
+# one next to VRNIC_KUNIT_KO).  It runs after the module's own suites, on
+# a device on eth0 of the module just loaded.
 #
 # insmod succeeds even when cases fail, so the verdicts come from the KTAP.
 # 6.1 keeps only 512 bytes of KTAP per case in debugfs
@@ -16,6 +20,7 @@
 . tools/testbed/guest-lib.sh
 
 ko=${VRNIC_KUNIT_KO:?set VRNIC_KUNIT_KO to the KUnit build of rdma_vrnic.ko}
+ulp_ko=${VRNIC_ULP_KO:-${ko%/*}/vrnic_ulp_test.ko}
 dbg=/sys/kernel/debug/kunit
 
 [ -f "$ko" ] || { echo "no module at $ko" >&2; exit 1; }
@@ -73,56 +78,92 @@ ktap_results() {
 # a quarter of a second or more, and every write to the results share
 # some 18 ms; a grep, sed and tail per suite, a pipe and two writes per
 # result took 53 s of CI's time for some 500 results.
+suite_results() {
+	local klog=$1 dir suite res src close_re lines plan ncases verdict batch st name l verdict_re
+	shift
+	for dir in "$@"; do
+		[ -f "$dir/results" ] || continue
+		suite=${dir##*/}
+		nsuites=$((nsuites + 1))
+		res=
+		IFS= read -r -d '' res <"$dir/results" || true
+		printf '%s' "$res"
+
+		# The kernel log holds the whole suite if its closing line is there.
+		src=$klog
+		close_re=$'(^|\n)(not )?ok [0-9]+ '"$suite"$'(\n|$)'
+		[[ $klog =~ $close_re ]] || src=$res
+		lines=$(ktap_results "$suite" <<<"$src")
+
+		plan="" ncases=0 verdict="" batch=""
+		while read -r st name; do
+			if [ "$st" = PLAN ]; then
+				[ -n "$plan" ] || plan=$name
+				continue
+			fi
+			[ -n "$name" ] || continue
+			batch+="${batch:+$'\n'}$st kunit/$suite/$name"
+			case "$name" in */*) ;; *) ncases=$((ncases + 1)) ;; esac
+		done <<<"$lines"
+		tb_results "$batch"
+
+		# The suite's verdict: the last "ok N SUITE" line debugfs holds.
+		verdict_re="^(not )?ok [0-9]+ $suite( |\$)"
+		while IFS= read -r l; do
+			if [[ $l =~ $verdict_re ]]; then verdict=$l; fi
+		done <<<"$res"
+		case "$verdict" in
+		"not ok"*) tb_result "kunit/$suite" FAIL ;;
+		*"# SKIP"*) tb_result "kunit/$suite" SKIP ;;
+		ok*)
+			if [ "$ncases" -eq 0 ] || [ "$ncases" != "${plan:-0}" ]; then
+				tb_result "kunit/$suite" FAIL "$ncases of ${plan:-?} cases reported"
+			else
+				tb_result "kunit/$suite" PASS "$ncases cases"
+			fi
+			;;
+		*) tb_result "kunit/$suite" FAIL "no verdict in $dir/results" ;;
+		esac
+	done
+}
+
+# The module's own suites (every vrnic* but the ULP's).
 nsuites=0
+suites=()
 for dir in "$dbg"/vrnic*; do
-	[ -f "$dir/results" ] || continue
-	suite=${dir##*/}
-	nsuites=$((nsuites + 1))
-	res=
-	IFS= read -r -d '' res <"$dir/results" || true
-	printf '%s' "$res"
-
-	# The kernel log holds the whole suite if its closing line is there.
-	src=$klog
-	close_re=$'(^|\n)(not )?ok [0-9]+ '"$suite"$'(\n|$)'
-	[[ $klog =~ $close_re ]] || src=$res
-	lines=$(ktap_results "$suite" <<<"$src")
-
-	plan="" ncases=0 verdict="" batch=""
-	while read -r st name; do
-		if [ "$st" = PLAN ]; then
-			[ -n "$plan" ] || plan=$name
-			continue
-		fi
-		[ -n "$name" ] || continue
-		batch+="${batch:+$'\n'}$st kunit/$suite/$name"
-		case "$name" in */*) ;; *) ncases=$((ncases + 1)) ;; esac
-	done <<<"$lines"
-	tb_results "$batch"
-
-	# The suite's verdict: the last "ok N SUITE" line debugfs holds.
-	verdict_re="^(not )?ok [0-9]+ $suite( |\$)"
-	while IFS= read -r l; do
-		if [[ $l =~ $verdict_re ]]; then verdict=$l; fi
-	done <<<"$res"
-	case "$verdict" in
-	"not ok"*) tb_result "kunit/$suite" FAIL ;;
-	*"# SKIP"*) tb_result "kunit/$suite" SKIP ;;
-	ok*)
-		if [ "$ncases" -eq 0 ] || [ "$ncases" != "${plan:-0}" ]; then
-			tb_result "kunit/$suite" FAIL "$ncases of ${plan:-?} cases reported"
-		else
-			tb_result "kunit/$suite" PASS "$ncases cases"
-		fi
-		;;
-	*) tb_result "kunit/$suite" FAIL "no verdict in $dir/results" ;;
-	esac
+	[ "${dir##*/}" = vrnic_ulp ] || suites+=("$dir")
 done
+suite_results "$klog" "${suites[@]}"
 
 if [ "$nsuites" -eq 0 ]; then
 	tb_result kunit/suites FAIL "no vrnic suite in $dbg"
 	rmmod rdma_vrnic || true
 	exit 1
+fi
+
+# The ULP suite: a device of the module just loaded, on eth0.
+if [ ! -f "$ulp_ko" ]; then
+	tb_result kunit/vrnic_ulp FAIL "no module at $ulp_ko"
+elif ! rdma link add vrnic0 type vrnic netdev eth0; then
+	tb_result kunit/vrnic_ulp FAIL "rdma link add vrnic0 failed"
+else
+	for ((i = 0; i < 50; i++)); do
+		tb_gid_index vrnic0 >/dev/null 2>&1 && break
+		sleep 0.1
+	done
+	marker="vrnic-ulp-start-$$-$RANDOM"
+	echo "$marker" >/dev/kmsg
+	if insmod "$ulp_ko" dev=vrnic0; then
+		klog=$(dmesg --notime | sed -n "/$marker/,\$p")
+		n=$nsuites
+		suite_results "$klog" "$dbg/vrnic_ulp"
+		[ "$nsuites" -gt "$n" ] ||
+			tb_result kunit/vrnic_ulp FAIL "no vrnic_ulp suite in $dbg"
+		tb_check kunit/ulp-rmmod rmmod vrnic_ulp_test
+	else
+		tb_result kunit/vrnic_ulp FAIL "insmod $ulp_ko failed"
+	fi
+	rdma link delete vrnic0 || true
 fi
 
 tb_check kunit/rmmod rmmod rdma_vrnic

@@ -26,6 +26,7 @@ reports=(
 	"DMA-API: virtio-pci 0000:00:02.0: device driver frees DMA memory with wrong function"
 	"watchdog: BUG: soft lockup - CPU#0 stuck for 22s! [kworker/0:1:33]"
 	"INFO: task kworker/u2:1:40 blocked for more than 120 seconds."
+	"INFO: trying to register non-static key."
 	"Kernel panic - not syncing: Fatal exception"
 	"general protection fault, probably for non-canonical address 0xdead000000000100"
 	"rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:"
