@@ -147,10 +147,7 @@ if [ ! -f "$ulp_ko" ]; then
 elif ! rdma link add vrnic0 type vrnic netdev eth0; then
 	tb_result kunit/vrnic_ulp FAIL "rdma link add vrnic0 failed"
 else
-	for ((i = 0; i < 50; i++)); do
-		tb_gid_index vrnic0 >/dev/null 2>&1 && break
-		sleep 0.1
-	done
+	tb_wait_gids vrnic0 2>/dev/null
 	marker="vrnic-ulp-start-$$-$RANDOM"
 	echo "$marker" >/dev/kmsg
 	if insmod "$ulp_ko" dev=vrnic0; then
