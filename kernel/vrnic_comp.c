@@ -12,6 +12,7 @@
 #include "vrnic.h"
 #include "vrnic_hdr.h"
 #include "vrnic_mr.h"
+#include "vrnic_mutate.h"
 #include "vrnic_psn.h"
 #include "vrnic_qp.h"
 #include "vrnic_recv.h"
@@ -662,7 +663,8 @@ void vrnic_comp_timeout(struct vrnic_qp *qp)
 		return;
 	}
 	qp->comp.heard = false;
-	if (qp->comp.retry == 0) {
+	if (qp->comp.retry == 0 ||
+	    (vrnic_mutant(retry_short) && qp->comp.retry == 1)) {
 		vrnic_count(to_vdev(qp->ibqp.device), VRNIC_CNT_RETRY_EXCEEDED);
 		vrnic_comp_fail(qp, w, IB_WC_RETRY_EXC_ERR);
 		vrnic_comp_retire(qp);

@@ -20,6 +20,7 @@
 
 #include "vrnic.h"
 #include "vrnic_icrc.h"
+#include "vrnic_mutate.h"
 #include "vrnic_net.h"
 #include "vrnic_trace.h"
 
@@ -313,6 +314,10 @@ static int __init vrnic_init(void)
 {
 	int err;
 
+#ifdef VRNIC_MUTATE_NAME
+	pr_notice("vrnic: built with the deliberate fault %s (tools/mutate.sh): not for use\n",
+		  VRNIC_MUTATE_NAME);
+#endif
 	vrnic_wq = alloc_workqueue("vrnic", WQ_UNBOUND | WQ_HIGHPRI | WQ_MEM_RECLAIM, 0);
 	if (!vrnic_wq)
 		return -ENOMEM;

@@ -17,6 +17,7 @@
 #include "vrnic.h"
 #include "vrnic_hdr.h"
 #include "vrnic_mr.h"
+#include "vrnic_mutate.h"
 #include "vrnic_psn.h"
 #include "vrnic_qp.h"
 #include "vrnic_recv.h"
@@ -70,6 +71,8 @@ void vrnic_resp_flush_ack(struct vrnic_qp *qp)
 	qp->resp.ack_pending = false;
 	qp->resp.acked_psn = qp->resp.ack_psn;
 	qp->resp.ack_ns = local_clock();
+	if (vrnic_mutant(ack_drop) && !(qp->resp.ack_psn & 63))
+		return;
 	vrnic_resp_ack_now(qp, VRNIC_AETH_ACK | VRNIC_AETH_CREDITS_INVALID,
 			   qp->resp.ack_psn);
 }
@@ -142,6 +145,18 @@ out:
 	return err;
 }
 
+/* tools/mutate.sh's payload_flip: every 100th byte a request carries. */
+static void vrnic_resp_mutate_payload(void *data, u32 len)
+{
+	u8 *p = data;
+	u32 i;
+
+	if (!vrnic_mutant(payload_flip))
+		return;
+	for (i = 0; i < len; i += 100)
+		p[i] ^= 0xff;
+}
+
 /* Write @len bytes into the receive WQE at its current offset. */
 static int vrnic_resp_scatter(struct vrnic_qp *qp, const void *data, u32 len)
 {
@@ -149,6 +164,7 @@ static int vrnic_resp_scatter(struct vrnic_qp *qp, const void *data, u32 len)
 
 	if (len > qp->resp.length - qp->resp.offset)
 		return -EMSGSIZE;
+	vrnic_resp_mutate_payload((void *)data, len);
 	err = vrnic_sge_copy(to_vdev(qp->ibqp.device), qp->ibqp.pd, qp->resp.sge,
 			     qp->resp.num_sge, qp->resp.offset, (void *)data,
 			     len, IB_ACCESS_LOCAL_WRITE, VRNIC_DMA_FROM_DEVICE);
@@ -166,7 +182,7 @@ static void vrnic_resp_complete(struct vrnic_qp *qp, struct sk_buff *skb,
 		.wr_id = qp->resp.wr_id,
 		.status = status,
 		.opcode = opcode,
-		.byte_len = qp->resp.offset,
+		.byte_len = qp->resp.offset + vrnic_mutant(byte_len),
 		.qp = &qp->ibqp,
 		.port_num = VRNIC_PORT,
 	};
@@ -268,6 +284,12 @@ len_err:
 	return ud ? VRNIC_RESP_DROP : VRNIC_RESP_INV_REQ;
 }
 
+/* The PD a remote access is checked against: the QP's (IBA 10.6.3.2). */
+static struct ib_pd *vrnic_resp_pd(struct vrnic_qp *qp, struct vrnic_mr *mr)
+{
+	return vrnic_mutant(rkey_pd) ? mr->ibmr.pd : qp->ibqp.pd;
+}
+
 /*
  * The MR behind an rkey, referenced, if the QP and the MR allow @access
  * over [va, va + len); NULL if not.  Like a NIC's translation, it is
@@ -281,7 +303,7 @@ static struct vrnic_mr *vrnic_resp_rkey_get(struct vrnic_qp *qp, u32 rkey,
 	if (!(qp->attr.qp_access_flags & access))
 		return NULL;
 	mr = vrnic_mr_get(to_vdev(qp->ibqp.device), rkey);
-	if (mr && vrnic_mr_check(mr, qp->ibqp.pd, access, va, len)) {
+	if (mr && vrnic_mr_check(mr, vrnic_resp_pd(qp, mr), access, va, len)) {
 		vrnic_mr_put(mr);
 		mr = NULL;
 	}
@@ -343,6 +365,7 @@ static enum vrnic_resp_verdict vrnic_resp_write(struct vrnic_qp *qp,
 	if (imm && vrnic_resp_get_wqe(qp))
 		return vrnic_resp_is_rc(qp) ? VRNIC_RESP_RNR : VRNIC_RESP_DROP;
 
+	vrnic_resp_mutate_payload(vrnic_pkt_payload(skb), pkt->paylen);
 	err = vrnic_resp_rkey_copy(qp, qp->resp.rkey, IB_ACCESS_REMOTE_WRITE,
 				   qp->resp.va, vrnic_pkt_payload(skb),
 				   pkt->paylen, VRNIC_DMA_FROM_DEVICE);
@@ -409,7 +432,7 @@ static enum vrnic_resp_verdict vrnic_resp_read_more(struct vrnic_qp *qp,
 		else
 			opcode = VRNIC_OP_RC_RDMA_READ_RESPONSE_MIDDLE;
 		if (paylen && (READ_ONCE(mr->ibmr.rkey) != rd->rkey ||
-			       vrnic_mr_check(mr, qp->ibqp.pd,
+			       vrnic_mr_check(mr, vrnic_resp_pd(qp, mr),
 					      IB_ACCESS_REMOTE_READ, rd->va,
 					      paylen)))
 			goto access;
@@ -705,7 +728,7 @@ void vrnic_resp_rx(struct vrnic_qp *qp, struct sk_buff *skb)
 	 * wrong with it, so it never takes the QP to ERR.
 	 */
 	d = vrnic_psn_diff(pkt->psn, qp->resp.epsn);
-	if (d < 0) {
+	if (d < -(s32)vrnic_mutant(psn_window)) {
 		if (vrnic_resp_is_rc(qp)) {
 			vrnic_resp_duplicate(qp, skb);
 			goto out;
