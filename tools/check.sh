@@ -681,10 +681,6 @@ stock_lane() {
 	fi
 	run_jobs stock
 }
-# make check's netem plan: every fault case; clean and mixed with every
-# op, each other case with one, so that each op meets three or four kinds
-# of fault (a run costs the guest 4 to 7 s, most of it process starts).
-netem_case_ops="clean=send,write,read,atomic loss1=read loss5=write reorder=send duplicate=atomic corrupt=read mixed=send,write,read,atomic"
 stock_steps="log-scan-catches-warn rxe one-a one-b module-load conformance conformance-veth netns teardown load netem fuzz vrnicctl model restrack sweeps bpftrace netem-soak interop-conformance two smoke nvmeof smoke-rxe interop-vrnic-rxe interop-rxe-vrnic iommu-rxe iommu-vrnic conformance-vrnic smoke-vrnic"
 
 # run_lane NAME FUNCTION: the lane's results, steps and output go to files

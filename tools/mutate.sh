@@ -45,30 +45,25 @@ suite=${MUTATE_SUITE:-"conformance:300 conformance-veth:300 netns:300 netem:600 
 
 out=$REPO_DIR/build/mutate
 rm -rf "$out" && mkdir -p "$out"
-abi=$(stock_abi)
-kdir=/usr/src/linux-headers-$abi-amd64
 tools/testbed/prepare-kernel.sh stock >/dev/null || { echo "mutate.sh: no stock guest kernel" >&2; exit 1; }
 make -s userspace >"$out/userspace.log" 2>&1 ||
 	{ echo "mutate.sh: the userspace build failed: $out/userspace.log" >&2; exit 1; }
 
 # make check's sizes for the tests above (tools/check.sh, stock_sizes).
-sizes=(--env NETEM_BYTES=2M --env FUZZ_COUNT=20000
-	--env "NETEM_CASE_OPS=clean=send,write,read,atomic loss1=read loss5=write reorder=send duplicate=atomic corrupt=read mixed=send,write,read,atomic")
+sizes=(--env NETEM_BYTES=2M --env FUZZ_COUNT=20000 --env "NETEM_CASE_OPS=$netem_case_ops")
 
 # one MUTANT: build it, run the tests, leave MUTANT.status and .fails.
 one() {
-	local m=$1 d=$out/$m line run
+	local m=$1 d=$out/$m line run kmod
 	local -a mk=()
 	[ "$m" = none ] || mk=("VRNIC_MUTATE=$m")
 	mkdir -p "$d"
-	cp -r kernel "$d/vrnic"
-	if ! make -s -j"$(nproc)" -C "$kdir" M="$d/vrnic" CONFIG_RDMA_VRNIC=m "${mk[@]}" modules \
-		>"$d/build.log" 2>&1; then
+	if ! kmod=$(build_stock_module "mutate-$m" "${mk[@]}" 2>"$d/build.log"); then
 		echo build >"$d/status"
 		return
 	fi
 	line=$(tools/testbed/run.sh --kernel stock --topo one --timeout 2700 --name "mutate-$m" \
-		--env "VRNIC_KMOD=$d/vrnic" --env VRNIC_DRIVER=vrnic "${sizes[@]}" \
+		--env "VRNIC_KMOD=$kmod" --env VRNIC_DRIVER=vrnic "${sizes[@]}" \
 		--env "SUITE=$suite" tools/testbed/tests/suite.sh 2>"$d/run.err" | tail -n1)
 	run=${line##*: }
 	echo "$run" >"$d/run"

@@ -19,18 +19,27 @@ stock_abi() {
 		sed -n 's/.*Depends: linux-image-\(.*\)-amd64$/\1/p' | head -n1
 }
 
-# build_stock_module NAME: kernel/ built against the stock guest kernel's
-# headers in its own copy under build/kmod/NAME; prints that module's dir.
+# build_stock_module NAME [MAKE-ARG...]: kernel/ built against the stock
+# guest kernel's headers in its own copy under build/kmod/NAME (the
+# MAKE-ARGs added to its make line, VRNIC_MUTATE=... for tools/mutate.sh);
+# prints that module's dir.
 build_stock_module() {
 	local abi mod=$REPO_DIR/build/kmod/$1
+	shift
 	abi=$(stock_abi)
 	rm -rf "$mod" && mkdir -p "$mod"
 	cp -r "$REPO_DIR/kernel" "$mod/vrnic"
 	echo "== building rdma_vrnic.ko against linux-headers-$abi-amd64" >&2
 	make -s -C "/usr/src/linux-headers-$abi-amd64" M="$mod/vrnic" \
-		CONFIG_RDMA_VRNIC=m modules >/dev/null
+		CONFIG_RDMA_VRNIC=m "$@" modules >/dev/null || return 1
 	echo "$mod/vrnic"
 }
+
+# make check's netem plan (tools/check.sh, tools/mutate.sh): every fault
+# case; clean and mixed with every op, each other case with one, so that
+# each op meets three or four kinds of fault (a run costs the guest 4 to
+# 7 s, most of it process starts).
+netem_case_ops="clean=send,write,read,atomic loss1=read loss5=write reorder=send duplicate=atomic corrupt=read mixed=send,write,read,atomic"
 
 log() { printf '[testbed] %s\n' "$*" >&2; }
 die() { printf '[testbed] error: %s\n' "$*" >&2; exit 1; }
