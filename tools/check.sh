@@ -75,7 +75,7 @@ declare -A budget_check=(
 	[build/debug-kernel]=1800
 	[stock/log-scan-catches-warn]=90 [stock/rxe]=600
 	[stock/one-a]=1000 [stock/one-b]=1000 [stock/module-load]=90 [stock/conformance]=240
-	[stock/conformance-veth]=240
+	[stock/conformance-veth]=240 [stock/wire]=700 [stock/conformance-wire]=600
 	[stock/netns]=150 [stock/teardown]=300 [stock/load]=240
 	[stock/netem]=500 [stock/fuzz]=240 [stock/vrnicctl]=200
 	[stock/model]=240 [stock/restrack]=240 [stock/sweeps]=240
@@ -86,7 +86,7 @@ declare -A budget_check=(
 	[stock/iommu-rxe]=120 [stock/iommu-vrnic]=240
 	[stock/conformance-vrnic]=240 [stock/smoke-vrnic]=300
 	[debug/one-a]=1500 [debug/one-b]=2400 [debug/quick]=700 [debug/kunit]=400 [debug/conformance]=500
-	[debug/conformance-veth]=500
+	[debug/conformance-veth]=500 [debug/wire]=1200 [debug/conformance-wire]=900
 	[debug/teardown]=1200 [debug/netem]=900 [debug/fuzz]=900
 )
 declare -A budget_full=(
@@ -131,8 +131,8 @@ stock_kdir=/usr/src/linux-headers-$abi-amd64
 # (or found in the cache) in the background from the start, while the
 # stock kernel's side builds and runs.
 debug_wanted=0
-for st in kunit module-load conformance conformance-veth teardown netns netem fuzz model load \
-	smoke nvmeof one-a one-b two quick nvmeof-vrnic intree; do
+for st in kunit module-load conformance conformance-veth conformance-wire teardown netns netem fuzz \
+	model load smoke nvmeof one-a one-b two quick nvmeof-vrnic intree wire; do
 	want "debug/$st" && debug_wanted=1
 done
 dk_pid=""
@@ -405,6 +405,13 @@ dj_one-b() {
 	dsuite debug/one-b one 3900 netem:900 fuzz:1200 model:900 load:600 -- \
 		"${kenv[@]}" --env VRNIC_DRIVER=vrnic
 }
+# The suite across a wire (run.sh --topo wire: the guest's two virtio-net
+# NICs joined through the host; 2 vCPUs, so a QP's packets are received
+# on either CPU, and a full receive ring loses them, as between two
+# guests).
+dj_wire() {
+	dsuite debug/wire wire 1500 conformance-wire:900 -- "${kenv[@]}" "${debug_common[@]}"
+}
 dj_two() {
 	[ "$tier" = full ] || return 0
 	dsuite debug/two two 1200 smoke:900 -- "${kenv[@]}" --env VRNIC_DRIVER=vrnic
@@ -488,9 +495,9 @@ if [ "$tier" = quick ]; then
 elif [ "$tier" = full ]; then
 	printf '%s\n' "stock one-a" "stock one-b" "stock two" "stock rxe" "stock netem-soak" "stock smoke-rxe" \
 		"stock iommu-vrnic" "stock iommu-rxe" "stock log-scan-catches-warn" \
-		"debug one-b" "debug one-a" "debug two" "debug nvmeof" >"$qdir/jobs"
+		"debug one-b" "debug one-a" "debug wire" "debug two" "debug nvmeof" "stock wire" >"$qdir/jobs"
 else
-	printf '%s\n' "debug one-b" "debug one-a" "stock one-a" "stock one-b" "stock two" "stock rxe" \
+	printf '%s\n' "debug one-b" "debug one-a" "stock one-a" "stock one-b" "debug wire" "stock wire" "stock two" "stock rxe" \
 		"stock iommu-vrnic" "stock iommu-rxe" "stock log-scan-catches-warn" >"$qdir/jobs"
 fi
 # take_job KIND: print the next job ("KIND NAME") for a lane of KIND and
@@ -554,6 +561,9 @@ sj_rxe() {
 #   conformance  the verbs suite, one device talking to its own GID;
 #   conformance-veth  the same across veth: vrnic0 in ns0 against vrnic1
 #                in ns1;
+#   (wire: conformance-wire, the suite between vrnic0 and vrnic1 on the
+#                guest's two virtio-net NICs, joined through the host;
+#                both kernels, 2 vCPUs)
 #   conformance-samens  the two-device RC, UD, RDMA and SRQ tests between
 #                vrnic0 and vrnic1 in one namespace (delivered without
 #                the wire, to the device holding the address);
@@ -618,6 +628,10 @@ sj_one-b() {
 		--env 'SWEEPS=mrc qpc mrreg' \
 		--env 'SWEEP_AT=mrc:8,16,32 qpc:4,8,64 mrreg:4096,65536'
 }
+# The suite across a wire, as in the debug kernel (dj_wire).
+sj_wire() {
+	dsuite stock/wire wire 900 conformance-wire:600 -- "${kenv[@]}" --env VRNIC_DRIVER=vrnic
+}
 # The soak (full, CHECK_SOAK=1): netem's mixed case for 10 minutes,
 # nothing may grow.
 sj_netem-soak() {
@@ -681,7 +695,7 @@ stock_lane() {
 	fi
 	run_jobs stock
 }
-stock_steps="log-scan-catches-warn rxe one-a one-b module-load conformance conformance-veth netns teardown load netem fuzz vrnicctl model restrack sweeps bpftrace netem-soak interop-conformance two smoke nvmeof smoke-rxe interop-vrnic-rxe interop-rxe-vrnic iommu-rxe iommu-vrnic conformance-vrnic smoke-vrnic"
+stock_steps="log-scan-catches-warn rxe one-a one-b module-load conformance conformance-veth wire conformance-wire netns teardown load netem fuzz vrnicctl model restrack sweeps bpftrace netem-soak interop-conformance two smoke nvmeof smoke-rxe interop-vrnic-rxe interop-rxe-vrnic iommu-rxe iommu-vrnic conformance-vrnic smoke-vrnic"
 
 # run_lane NAME FUNCTION: the lane's results, steps and output go to files
 # of its own (merged below), its output lines prefixed with its name.

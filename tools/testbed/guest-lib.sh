@@ -241,6 +241,42 @@ link add veth0 netns ns0 type veth peer name veth1 netns ns1"
 	tb_wait_gids vrnic0 vrnic1
 }
 
+# tb_wire_pair: vrnic0 on eth0 in ns0 (10.98.0.1/24) and vrnic1 on eth1
+# in ns1 (10.98.0.2/24), the two virtio-net NICs of run.sh's wire topology,
+# which QEMU joins to each other through the host's UDP: every packet
+# between the devices leaves through virtio's transmit queue and arrives
+# on an interrupt, on either vCPU, as between two guests.
+tb_wire_pair() {
+	local n
+	[ -e /sys/class/net/eth1 ] ||
+		{ echo "tb_wire_pair: no eth1 (run.sh --topo wire gives the guest two NICs)" >&2; return 1; }
+	tb_modprobe ib_core ib_uverbs rdma_ucm udp_tunnel ip6_udp_tunnel
+	insmod "$VRNIC_KMOD/rdma_vrnic.ko"
+	ip -batch - <<<"netns add ns0
+netns add ns1
+link set eth0 netns ns0
+link set eth1 netns ns1"
+	for n in 0 1; do
+		ip -n ns$n -batch - <<<"link set lo up
+addr flush dev eth$n
+addr add 10.98.0.$((n + 1))/24 dev eth$n
+link set eth$n up"
+		ip netns exec ns$n rdma link add vrnic$n type vrnic netdev eth$n
+	done
+	tb_wait_gids vrnic0 vrnic1
+}
+
+# tb_wire_pair_del: the devices go, and the NICs back to init_net (a
+# namespace's end returns a physical netdev there).
+tb_wire_pair_del() {
+	rdma link delete vrnic0 || true
+	rdma link delete vrnic1 || true
+	ip netns del ns0
+	ip netns del ns1
+	tb_wait_gone vrnic0 vrnic1 || true
+	rmmod rdma_vrnic
+}
+
 # tb_wait_gids DEV...: wait up to 5 s for each DEV's IPv4 RoCE v2 GID.
 tb_wait_gids() {
 	local d i

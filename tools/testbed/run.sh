@@ -15,10 +15,14 @@
 #
 # Options:
 #   --kernel stock|debug   guest kernel (default stock)
-#   --topo one|two|iommu|two-iommu
+#   --topo one|two|iommu|two-iommu|wire
 #                          one guest, two guests joined by virtio-net over a
 #                          UDP socket netdev on 127.0.0.1, and the same with an
-#                          emulated Intel IOMMU in front of the NIC
+#                          emulated Intel IOMMU in front of the NIC; wire: one
+#                          guest with two virtio-net NICs (eth0, eth1) joined
+#                          to each other the same way, so a packet between
+#                          them crosses virtio, QEMU and the host's UDP, and
+#                          comes back in on an interrupt, as between two guests
 #   --timeout SECONDS      the script's limit inside the guest (default 300);
 #                          the guests are killed 120 s after that
 #   --name NAME            names the run folder
@@ -62,7 +66,7 @@ kdir=$("$TESTBED_DIR/prepare-kernel.sh" "$kernel")
 rel=$(cat "$kdir/release")
 
 case "$topo" in
-one|iommu) hosts=1 ;;
+one|iommu|wire) hosts=1 ;;
 two|two-iommu) hosts=2 ;;
 *) die "unknown topology $topo" ;;
 esac
@@ -133,6 +137,10 @@ launch() {
 			net="udp=127.0.0.1:$port0,localaddr=127.0.0.1:$port1"
 		fi
 		[ "$hosts" -eq 1 ] && net="udp=127.0.0.1:$port1,localaddr=127.0.0.1:$port0"
+		# wire: a second NIC on the other end of the first one's socket.
+		local -a wire=()
+		[ "$topo" = wire ] && wire=(-netdev "socket,id=n1,udp=127.0.0.1:$port0,localaddr=127.0.0.1:$port1"
+			-device "virtio-net-pci,netdev=n1,mac=52:54:00:00:01:02")
 
 		machine=(-machine q35)
 		nic="virtio-net-pci,netdev=n0,mac=$mac"
@@ -174,7 +182,7 @@ vrnic.repo=$REPO_DIR vrnic.script=/results/script.sh vrnic.tmo=$tmo vrnic.kernel
 			-device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot \
 			-fsdev local,id=results,path="$run",security_model=none,multidevs=remap \
 			-device virtio-9p-pci,fsdev=results,mount_tag=results \
-			-netdev "socket,id=n0,$net" -device "$nic" \
+			-netdev "socket,id=n0,$net" -device "$nic" "${wire[@]}" \
 			>"$run/host$h/qemu.log" 2>&1 &
 		pids+=($!)
 	done

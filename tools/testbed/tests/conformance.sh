@@ -8,6 +8,12 @@
 #             UDP socket, the netdev and the receive softirq, on either of
 #             the guest's CPUs.  The suite runs in init_net and opens both
 #             devices (the RDMA subsystem is in shared netns mode).
+#   wire      (vrnic) vrnic0 in ns0 and vrnic1 in ns1 on the guest's two
+#             virtio-net NICs, which QEMU joins through the host's UDP
+#             (run.sh --topo wire, tb_wire_pair): every packet crosses
+#             virtio, QEMU and the host, is received on an interrupt of
+#             either vCPU, and may be lost where the receiving ring is
+#             full, as between two guests.
 #   samens    (vrnic) vrnic0 and vrnic1 on the two ends of a veth pair in
 #             one namespace, ns0 (tb_samens_pair): a packet to the other
 #             device's address is to an address of the sender's own
@@ -25,9 +31,13 @@ loopback)
 	dev=$(tb_rdma_dev "$drv")
 	label=$VRNIC_KERNEL-$VRNIC_TOPO
 	;;
-veth | samens)
+veth | samens | wire)
 	[ "$drv" = vrnic ] || { echo "CONFORMANCE_PATH=$path is for vrnic, not $drv" >&2; exit 1; }
-	if [ "$path" = veth ]; then tb_netns_pair; else tb_samens_pair; fi
+	case "$path" in
+	veth) tb_netns_pair ;;
+	samens) tb_samens_pair ;;
+	wire) tb_wire_pair ;;
+	esac
 	for d in vrnic0 vrnic1; do
 		tb_gid_index "$d" >/dev/null ||
 			{ echo "$d has no IPv4 RoCE v2 GID"; rdma link show; exit 1; }
@@ -36,7 +46,7 @@ veth | samens)
 	peer_args=(--peer-device vrnic1 --peer-driver vrnic)
 	label=$VRNIC_KERNEL-$path
 	;;
-*) echo "CONFORMANCE_PATH=$path: use loopback, veth or samens" >&2; exit 1 ;;
+*) echo "CONFORMANCE_PATH=$path: use loopback, veth, wire or samens" >&2; exit 1 ;;
 esac
 rdma link show
 # On the reference, known spec deviations are left out (rxe-deviations.txt).
@@ -93,6 +103,8 @@ else
 fi
 if [ "$path" = veth ]; then
 	tb_netns_pair_del
+elif [ "$path" = wire ]; then
+	tb_wire_pair_del
 elif [ "$path" = samens ]; then
 	tb_samens_pair_del
 else
