@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <stdexcept>
 #include <thread>
@@ -519,6 +520,51 @@ QpPair VerbsTest::make_pair(ibv_qp_type type, const verbs::QpCaps &caps)
 	p.b = make_remote_endpoint(type, caps);
 	connect(p.a, p.b);
 	return p;
+}
+
+/* ---- counters ---- */
+
+namespace {
+
+std::string counters_dir(const std::string &device)
+{
+	return "/sys/class/infiniband/" + device + "/ports/1/hw_counters/";
+}
+
+} // namespace
+
+Counters::Counters(std::string device) : device_(std::move(device))
+{
+	std::error_code ec;
+
+	for (const auto &e : std::filesystem::directory_iterator(counters_dir(device_), ec)) {
+		const std::string name = e.path().filename().string();
+
+		if (name != "lifespan")
+			before_.emplace_back(name, read(name));
+	}
+	if (ec || before_.empty())
+		throw std::runtime_error("no hw_counters under " + counters_dir(device_) +
+					 (ec ? ": " + ec.message() : std::string()));
+}
+
+uint64_t Counters::read(const std::string &name) const
+{
+	std::ifstream in(counters_dir(device_) + name);
+	uint64_t v = 0;
+
+	if (!(in >> v))
+		throw std::runtime_error("cannot read counter " + name + " of " + device_);
+	return v;
+}
+
+uint64_t Counters::delta(const std::string &name) const
+{
+	std::this_thread::sleep_for(milliseconds(read("lifespan") + 2));
+	for (const auto &[n, v] : before_)
+		if (n == name)
+			return read(name) - v;
+	throw std::logic_error("counter " + name + " of " + device_ + " not sampled");
 }
 
 } // namespace vrnic::test

@@ -25,6 +25,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace vrnic::test {
@@ -148,6 +149,26 @@ inline ibv_send_wr wr_of(ibv_wr_opcode op, ibv_sge *s, uint64_t wr_id)
 /* Query the QP until it reports want or timeout; returns the last state. */
 ibv_qp_state wait_qp_state(const verbs::Qp &qp, ibv_qp_state want,
 			   milliseconds timeout);
+
+/* ---- counters ---- */
+
+/*
+ * A device's port 1 hw_counters (rdma statistic): every counter sampled at
+ * construction, delta(name) its growth since.  Throws naming the counter
+ * and device when one cannot be read.
+ */
+class Counters {
+public:
+	explicit Counters(std::string device);
+	/* Waits out the core's cache of the values (lifespan, ms) first. */
+	uint64_t delta(const std::string &name) const;
+
+private:
+	uint64_t read(const std::string &name) const;
+
+	std::string device_;
+	std::vector<std::pair<std::string, uint64_t>> before_;
+};
 
 /* ---- events ---- */
 
