@@ -549,3 +549,48 @@ tb_check_no_slab_growth() {
 tb_gtest_exclude() {
 	if [[ "$1" == *-* ]]; then echo "$1:$2"; else echo "$1-$2"; fi
 }
+
+# tb_deviations ROLE KIND: the gtest patterns of tests/rxe-deviations.txt
+# that apply to ROLE (requester, responder, or any: every line), one a
+# line; KIND run: those the reference runs as expected failures; notrun:
+# those tagged "[not run]" (they take the guest down), each with its reason
+# after a space.
+tb_deviations() {
+	local role=$1 kind=$2 t why k
+	while read -r t why; do
+		[ -n "$t" ] && [ "${t#\#}" = "$t" ] || continue
+		case "$why" in
+		"[requester]"*) [ "$role" = any ] || [ "$role" = requester ] || continue ;;
+		"[responder]"*) [ "$role" = any ] || [ "$role" = responder ] || continue ;;
+		esac
+		k=run
+		[[ "$why" == *"[not run]"* ]] && k=notrun
+		[ "$k" = "$kind" ] || continue
+		if [ "$kind" = run ]; then echo "$t"; else echo "$t ${why%% => *}"; fi
+	done <"$VRNIC_REPO/tools/testbed/tests/rxe-deviations.txt"
+}
+
+# tb_gtest_xfail BIN PREFIX ROLE ARGS...: run the reference's documented
+# deviations for ROLE (tb_deviations) with BIN's ARGS, each one a test
+# that must fail as rxe-deviations.txt says (gtest-results.py --xfail);
+# the [not run] ones are SKIPs that name why.  Results go to
+# $VRNIC_OUT/results.txt; the report to $VRNIC_OUT/<PREFIX's last part>-xfail.json.
+tb_gtest_xfail() {
+	local bin=$1 prefix=$2 role=$3 pats want json t why
+	shift 3
+	json=$VRNIC_OUT/${prefix##*/}-$role-xfail.json
+	while read -r t why; do
+		[ -n "$t" ] && tb_result "$prefix/$t" SKIP "not run on rxe: $why"
+	done <<<"$(tb_deviations "$role" notrun)"
+	pats=$(tb_deviations "$role" run | paste -sd:)
+	[ -n "$pats" ] || return 0
+	want=$("$bin" --gtest_list_tests --gtest_filter="$pats" | awk '/^  / { n++ } END { print n + 0 }')
+	"$bin" "$@" --gtest_output="json:$json" --gtest_filter="$pats" >"$VRNIC_OUT/${json##*/}.log" 2>&1 || true
+	if [ -f "$json" ]; then
+		python3 "$VRNIC_REPO/tools/testbed/gtest-results.py" "$json" "$prefix" "$want" \
+			--xfail "$VRNIC_REPO/tools/testbed/tests/rxe-deviations.txt" "$role" \
+			>>"$VRNIC_OUT/results.txt"
+	else
+		tb_result "$prefix/deviations" FAIL "no report of the deviation run: $VRNIC_OUT/${json##*/}.log"
+	fi
+}

@@ -120,7 +120,10 @@ tb_check bpftrace/qp-errors-summary grep -q '^@err_by_cause\[retry\]: 1$' "$out"
 
 # ---- caches.bt: the model's MR and QPC caches under a pingpong ----
 # (Needs a module with the hardware model: clock.mode account.)
+# vrnic always has the model's sysfs directory: without it these blocks
+# would produce no result at all, so its absence is a failure.
 model=/sys/class/infiniband/$dev/model
+tb_check bpftrace/model-sysfs test -e "$model/clock.mode" -a -e "$model/doorbell.mode"
 if [ -e "$model/clock.mode" ]; then
 	echo account >"$model/clock.mode"
 	# The pingpong's two QPs take turns in one QPC entry.

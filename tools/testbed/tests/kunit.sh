@@ -135,8 +135,21 @@ for dir in "$dbg"/vrnic*; do
 done
 suite_results "$klog" "${suites[@]}"
 
+# Every suite the sources declare must have run and reported: a suite
+# that vanished (left out of the Kbuild, failed to register) is a
+# failure, not one result fewer.
+declared=$(sed -n 's/^[[:space:]]*\.name[[:space:]]*=[[:space:]]*"\(vrnic_[a-z0-9_]*\)".*/\1/p' \
+	"$VRNIC_REPO"/kernel/tests/*_kunit.c | grep -vx vrnic_ulp | sort)
+ran=$(for dir in "${suites[@]}"; do [ -e "$dir" ] && echo "${dir##*/}"; done | sort)
+if [ -z "$declared" ]; then
+	tb_result kunit/suites FAIL "no suite declared in $VRNIC_REPO/kernel/tests"
+elif [ "$declared" != "$ran" ]; then
+	tb_result kunit/suites FAIL "declared: $(echo $declared); ran: $(echo $ran)"
+else
+	tb_result kunit/suites PASS "$(echo "$declared" | wc -l) suites"
+fi
 if [ "$nsuites" -eq 0 ]; then
-	tb_result kunit/suites FAIL "no vrnic suite in $dbg"
+	tb_result kunit/suites-reported FAIL "no vrnic suite in $dbg"
 	rmmod rdma_vrnic || true
 	exit 1
 fi

@@ -213,6 +213,9 @@ tb_check "vrnicctl/$k/no-such-device" expect_error nosuch \
 tb_check "vrnicctl/$k/no-such-port" expect_error noport "has no port 7" "$vc" stats show "$dev/7"
 tb_check "vrnicctl/$k/no-such-qp" expect_error noqp "no QP 16777000" "$vc" qp show "$dev" qpn 16777000
 tb_check "vrnicctl/$k/bad-interval" expect_error badint "-i wants seconds" "$vc" stats show -i 0
+# vrnic always has the model's sysfs directory: without it the model
+# block below would produce no result, so its absence is a failure.
+tb_check "vrnicctl/$k/model-sysfs" test -d "$sysd/model"
 model_snapshot() { [ -d "$sysd/model" ] && grep -r . "$sysd/model" | sort; true; }
 before=$(model_snapshot)
 tb_check "vrnicctl/$k/model-set-out-of-range" expect_error mps \
