@@ -287,6 +287,13 @@ guest_run() {
 			while IFS= read -r t; do record SKIP "known-bug/$name" "$t"; done
 		cat "$run"/host*/results.txt 2>/dev/null >"$out/tmp.$lane" || true
 		cat "$out/tmp.$lane" >>"$results"
+		# The reference's own results (for the summary's split): an rxe
+		# job's, but for interop with vrnic, which are vrnic's.
+		case "$name" in
+		*/rxe | *-rxe)
+			grep -v '^[A-Z]* interop-conformance/' "$out/tmp.$lane" |
+				cut -d' ' -f2 >>"$out/rxe-names.$lane" || true ;;
+		esac
 		grep '^FAIL' "$out/tmp.$lane" | sed 's/^/  /'
 		nfail=$(grep -c '^FAIL' "$out/tmp.$lane" || true)
 		# Each test of a suite is a step of its own: its time, its budget.
@@ -731,6 +738,19 @@ if [ "$failed" -gt 0 ]; then
 	grep '^FAIL' "$results" | head -n 20 | cut -c1-300 | sed 's/^/  /'
 fi
 skipped=$(grep -c '^SKIP' "$results")
+# What the totals are made of: vrnic's own results; the reference's (rxe
+# alone, for comparison); the harness's steps (builds, budgets, guest runs
+# as a whole, each suite test's run, result counts, known bugs).
+cat "$out"/rxe-names.* 2>/dev/null | sort -u >"$out/rxe-names.txt"
+awk -v rxe="$out/rxe-names.txt" '
+	BEGIN { while ((getline l < rxe) > 0) ref[l] = 1 }
+	$1 !~ /^(PASS|FAIL|SKIP)$/ { next }
+	$2 ~ /^(build|budget|run|suite|known-bug)\// || $2 ~ /\/count$/ ||
+	$2 ~ /^(stock|debug)\/log-scan-catches-warn$/ { h++; next }
+	($2 in ref) || $2 ~ /^conformance\/rxe\// { r++; next }
+	{ v++ }
+	END { printf "split: %d vrnic results, %d rxe reference results, %d harness steps\n", v, r, h }
+' "$results"
 echo "results: $results (tier $tier, $total s)"
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
