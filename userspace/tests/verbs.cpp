@@ -191,6 +191,32 @@ Cq::Cq(std::shared_ptr<Context> ctx, int cqe,
 			    "cqe " + std::to_string(cqe));
 }
 
+Cq::Cq(std::shared_ptr<Context> ctx, ibv_cq_init_attr_ex attr,
+       std::shared_ptr<CompChannel> channel)
+	: ctx_(std::move(ctx)), channel_(std::move(channel))
+{
+	attr.channel = channel_ ? channel_->get() : nullptr;
+	errno = 0;
+	cqx_ = ibv_create_cq_ex(ctx_->get(), &attr);
+	if (!cqx_) {
+		char detail[64];
+
+		std::snprintf(detail, sizeof(detail), "cqe %u wc_flags 0x%llx",
+			      attr.cqe,
+			      static_cast<unsigned long long>(attr.wc_flags));
+		throw_error("ibv_create_cq_ex", null_errno(), detail);
+	}
+	cq_ = ibv_cq_ex_to_cq(cqx_);
+}
+
+ibv_cq_ex *Cq::ex() const
+{
+	if (!cqx_)
+		throw_error("Cq::ex", EINVAL,
+			    "the CQ was created with ibv_create_cq()");
+	return cqx_;
+}
+
 Cq::~Cq()
 {
 	if (cq_)

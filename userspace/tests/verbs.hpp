@@ -118,9 +118,20 @@ public:
 	Cq(std::shared_ptr<Context> ctx, int cqe,
 	   std::shared_ptr<CompChannel> channel = {},
 	   void *cq_context = nullptr);
+	/*
+	 * ibv_create_cq_ex() with @attr (cqe, wc_flags, ...), its channel
+	 * @channel's, which the CQ keeps; ex() is its extended view.
+	 */
+	Cq(std::shared_ptr<Context> ctx, ibv_cq_init_attr_ex attr,
+	   std::shared_ptr<CompChannel> channel = {});
 	~Cq();
 
 	ibv_cq *get() const { return cq_; }
+	/*
+	 * The extended view of a CQ made with ibv_create_cq_ex() (for
+	 * ibv_start_poll() ...); throws for one made with ibv_create_cq().
+	 */
+	ibv_cq_ex *ex() const;
 	int cqe() const { return cq_->cqe; }
 	/* ibv_resize_cq(); throws on failure. */
 	void resize(int cqe);
@@ -129,6 +140,7 @@ private:
 	std::shared_ptr<Context> ctx_;
 	std::shared_ptr<CompChannel> channel_;
 	ibv_cq *cq_ = nullptr;
+	ibv_cq_ex *cqx_ = nullptr;
 };
 
 /* Page-aligned, zeroed host memory for MRs. */
