@@ -350,6 +350,25 @@ static u32 vrnic_comp_acked_before(struct vrnic_qp *qp, u32 psn)
 	return psn;
 }
 
+/*
+ * Spend one of the QP's retries on a resend of @w: the IBA's retry
+ * counter counts resends after a local ACK timeout or a PSN sequence
+ * error NAK, as rxe's completer does; progress refills it.  False when
+ * none was left:
+ * @w has failed with IB_WC_RETRY_EXC_ERR and nothing is to be resent.
+ */
+static bool vrnic_comp_spend_retry(struct vrnic_qp *qp, struct vrnic_swqe *w)
+{
+	if (qp->comp.retry == 0 ||
+	    (vrnic_mutant(retry_short) && qp->comp.retry == 1)) {
+		vrnic_count(to_vdev(qp->ibqp.device), VRNIC_CNT_RETRY_EXCEEDED);
+		vrnic_comp_fail(qp, w, IB_WC_RETRY_EXC_ERR);
+		return false;
+	}
+	qp->comp.retry--;
+	return true;
+}
+
 static void vrnic_comp_nak(struct vrnic_qp *qp, u8 syndrome, u32 psn)
 {
 	struct vrnic_dev *vdev = to_vdev(qp->ibqp.device);
@@ -380,6 +399,15 @@ static void vrnic_comp_nak(struct vrnic_qp *qp, u8 syndrome, u32 psn)
 	switch (syndrome) {
 	case VRNIC_AETH_NAK_PSN_SEQ_ERR:
 		vrnic_count(vdev, VRNIC_CNT_SEQ_NAK_RCVD);
+		/*
+		 * The go-back spends a retry, as a timeout's does; a NAK that
+		 * comes while a resend is already under way (for a first
+		 * copy sent before it) starts no second one to pay for, as
+		 * rxe's started_retry.  A NAK that acknowledged something
+		 * has its retry given back with the progress.
+		 */
+		if (!vrnic_comp_behind(qp) && !vrnic_comp_spend_retry(qp, w))
+			break;
 		vrnic_comp_rewind(qp, psn, VRNIC_RETX_SEQ_NAK);
 		break;
 	case VRNIC_AETH_NAK_REM_ACCESS_ERR:
@@ -559,7 +587,7 @@ void vrnic_comp_rx(struct vrnic_qp *qp, struct sk_buff *skb)
 	/*
 	 * Progress is a WQE retired or PSNs newly acknowledged (as in a long
 	 * SEND).  It refills the retry budgets, which only timeouts and
-	 * repeated sequence errors spend: a peer that answers, but never
+	 * sequence error NAKs spend: a peer that answers, but never
 	 * with what we wait for, still exhausts them.  The retransmit timer
 	 * restarts while anything is left.
 	 */
@@ -663,14 +691,10 @@ void vrnic_comp_timeout(struct vrnic_qp *qp)
 		return;
 	}
 	qp->comp.heard = false;
-	if (qp->comp.retry == 0 ||
-	    (vrnic_mutant(retry_short) && qp->comp.retry == 1)) {
-		vrnic_count(to_vdev(qp->ibqp.device), VRNIC_CNT_RETRY_EXCEEDED);
-		vrnic_comp_fail(qp, w, IB_WC_RETRY_EXC_ERR);
+	if (!vrnic_comp_spend_retry(qp, w)) {
 		vrnic_comp_retire(qp);
 		return;
 	}
-	qp->comp.retry--;
 	qp->comp.rewound = false;
 	vrnic_comp_resend_oldest(qp, w);
 	vrnic_comp_arm(qp);

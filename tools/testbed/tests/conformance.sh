@@ -78,6 +78,16 @@ if [ "${VRNIC_TRACE_EVENTS:-0}" = 1 ] && [ "$drv" = vrnic ]; then
 	: >"$tr/trace"
 	echo 1 >"$tr/events/vrnic/enable"
 fi
+# wire: what each NIC moved, to show the run crossed the wire.
+wire_pkts() {
+	local n v sum=0
+	for n in 0 1; do
+		v=$(ip netns exec "ns$n" cat "/sys/class/net/eth$n/statistics/$1_packets")
+		sum=$((sum + v))
+	done
+	echo "$sum"
+}
+[ "$path" = wire ] && { tx0=$(wire_pkts tx); rx0=$(wire_pkts rx); }
 # The number of tests the filter selects: the report must hold as many.
 want=$("$bin" --gtest_list_tests --gtest_filter="$filter" | awk '/^  / { n++ } END { print n + 0 }')
 rc=0
@@ -98,6 +108,13 @@ if [ "${VRNIC_TRACE_EVENTS:-0}" = 1 ] && [ "$drv" = vrnic ]; then
 	cat "$VRNIC_OUT/trace-events.txt"
 	tb_check "conformance/$drv/$label/trace-qp-state" \
 		grep -q '^qp_state: ' "$VRNIC_OUT/trace-events.txt"
+fi
+if [ "$path" = wire ]; then
+	dtx=$(( $(wire_pkts tx) - tx0 )) drx=$(( $(wire_pkts rx) - rx0 ))
+	echo "the NICs sent $dtx and received $drx packets"
+	# The whole suite moves some 100000 packets; a few hundred would be
+	# ARP and the odd test.
+	tb_check "conformance/$drv/$label/crossed-the-wire" test "$dtx" -ge 10000 -a "$drx" -ge 10000
 fi
 if [ -f "$VRNIC_OUT/conformance.json" ]; then
 	python3 tools/testbed/gtest-results.py "$VRNIC_OUT/conformance.json" \
