@@ -594,3 +594,115 @@ tb_gtest_xfail() {
 		tb_result "$prefix/deviations" FAIL "no report of the deviation run: $VRNIC_OUT/${json##*/}.log"
 	fi
 }
+
+# --- vrnic-traffic: runs whose every byte is checked ----------------------
+# The stock tools (perftest, the pingpongs) check no payload, or next to
+# none: ibv_*_pingpong -c compares one byte a page against a value that
+# is always 0.  A test's verdict on data comes from vrnic-traffic
+# (userspace/traffic): exit 0 only when every byte requested moved and was
+# verified with success completions.
+
+# tb_traffic: vrnic-traffic's absolute path ($VRNIC_BUILD, default build/).
+tb_traffic=${VRNIC_BUILD:-build}/userspace/traffic/vrnic-traffic
+[ -x "$tb_traffic" ] && tb_traffic=$(cd "${tb_traffic%/*}" && pwd)/vrnic-traffic
+
+# tb_traffic_json ARRAY FILE: the result vrnic-traffic -j printed to FILE
+# in the associative ARRAY: its top-level fields by name (status,
+# exit-code, bytes-requested, bytes-verified, elapsed-s, mb-per-s, op ...)
+# and each side's as client.NAME and server.NAME (status, mismatches,
+# messages, bytes-verified).  Glob patterns, not regular expressions (the
+# debug guest's bash took 10 ms a match).  Fails when FILE holds no result.
+tb_traffic_json() {
+	local -n _tb_tj=$1
+	local l k v sect=""
+	_tb_tj=()
+	[ -s "$2" ] || return 1
+	while IFS= read -r l; do
+		case "$l" in
+		'  "'*'": {') sect=${l#  \"}; sect=${sect%%\"*}.; continue ;;
+		'  }'*) sect=""; continue ;;
+		'  "'*) ;;
+		'    "'*) [ -n "$sect" ] || continue ;;
+		*) continue ;;
+		esac
+		k=${l#*\"}; k=${k%%\"*}
+		v=${l#*\": }; v=${v%,}; v=${v#\"}; v=${v%\"}
+		[ "$v" != "{" ] || continue
+		case "$l" in '    '*) k=$sect$k ;; esac
+		_tb_tj[$k]=$v
+	done <"$2"
+	[ -n "${_tb_tj[status]:-}" ]
+}
+
+# tb_traffic_ok FILE [LABEL]: FILE holds a vrnic-traffic -j result that
+# says every byte moved and checked out: status ok and exit code 0 on the
+# whole and on both sides, bytes-verified equal to bytes-requested (and
+# above 0), no mismatch on either side.  Prints the result's line either
+# way (and the run's stderr, FILE with .err for .json, if any).
+tb_traffic_ok() {
+	local -A r=()
+	local err=${1%.json}.err
+	if ! tb_traffic_json r "$1"; then
+		echo "${2:-traffic}: no vrnic-traffic result in $1"
+		[ ! -s "$err" ] || tail -n 5 "$err"
+		return 1
+	fi
+	echo "${2:-traffic}: ${r[op]:-?} ${r[status]} (exit ${r[exit-code]:-?}), ${r[bytes-verified]:-?}" \
+		"of ${r[bytes-requested]:-?} bytes verified in ${r[elapsed-s]:-?} s;" \
+		"client ${r[client.status]:-?}, ${r[client.mismatches]:-?} mismatches;" \
+		"server ${r[server.status]:-?}, ${r[server.mismatches]:-?} mismatches" \
+		"${r[client.detail]:+(client: ${r[client.detail]})}${r[server.detail]:+ (server: ${r[server.detail]})}"
+	[ "${r[status]}" = ok ] && [ "${r[exit-code]:-}" = 0 ] &&
+		[ "${r[client.status]:-}" = ok ] && [ "${r[server.status]:-}" = ok ] &&
+		[ "${r[client.mismatches]:-}" = 0 ] && [ "${r[server.mismatches]:-}" = 0 ] &&
+		[[ ${r[bytes-requested]:-} =~ ^[1-9][0-9]*$ ]] &&
+		[ "${r[bytes-verified]:-}" = "${r[bytes-requested]}" ]
+}
+
+# tb_traffic_run OUT SNS SDEV CNS CDEV ADDR PORT DEADLINE CLIENT-ARG...:
+# one vrnic-traffic run, its server on SDEV in network namespace SNS (""
+# for this shell's), its client on CDEV in CNS connecting to ADDR, the
+# side channel on TCP PORT; each gives up by itself after DEADLINE s
+# (--deadline) and is killed 30 s after that (which fails the run); the
+# client takes CLIENT-ARGs (-o, -b, -s, -q, --seed ...).  Their results
+# are OUT.server.json and OUT.client.json (stderr in OUT.*.err).  Returns
+# 0 when both exited 0 and both results verify every byte (tb_traffic_ok).
+tb_traffic_run() {
+	local out=$1 sns=$2 sdev=$3 cns=$4 cdev=$5 addr=$6 port=$7 dl=$8 sg cg rc=0 src=0 pid
+	shift 8
+	local -a sx=() cx=()
+	[ -z "$sns" ] || sx=(ip netns exec "$sns")
+	[ -z "$cns" ] || cx=(ip netns exec "$cns")
+	[ -x "$tb_traffic" ] || { echo "$tb_traffic is not built (make userspace)"; return 1; }
+	tb_gid_to sg "$sdev" && tb_gid_to cg "$cdev" ||
+		{ echo "no IPv4 RoCE v2 GID on $sdev or $cdev"; return 1; }
+	"${sx[@]}" timeout -s KILL $((dl + 30)) "$tb_traffic" -d "$sdev" -x "$sg" -p "$port" \
+		--deadline "$dl" -j >"$out.server.json" 2>"$out.server.err" &
+	pid=$!
+	tb_wait_port "$port" 30 "$sns" || true
+	"${cx[@]}" timeout -s KILL $((dl + 30)) "$tb_traffic" -d "$cdev" -x "$cg" -p "$port" \
+		--deadline "$dl" -j "$@" "$addr" >"$out.client.json" 2>"$out.client.err" || rc=$?
+	wait "$pid" || src=$?
+	echo "vrnic-traffic $*: client exit $rc, server exit $src"
+	tb_traffic_ok "$out.client.json" client-result && tb_traffic_ok "$out.server.json" server-result &&
+		[ "$rc" -eq 0 ] && [ "$src" -eq 0 ]
+}
+
+# tb_qp_read ARRAY DEV [COMM]: the first RC QP of DEV whose process is
+# COMM (default vrnic-traffic), as `rdma res show qp -dd` shows it, in the
+# associative ARRAY: each of its name-value pairs (state, sq-psn, the
+# driver's drv_req_psn, drv_resp_epsn, drv_mtu, pid ...).  One rdma, read
+# by the shell.  Fails when DEV has no such QP.
+tb_qp_read() {
+	local -n _tb_qr=$1
+	local l i
+	local -a w
+	_tb_qr=()
+	while IFS= read -r l; do
+		case "$l" in "link $2/"*" type RC "*" comm ${3:-vrnic-traffic} "*) ;; *) continue ;; esac
+		read -ra w <<<"$l"
+		for ((i = 0; i + 1 < ${#w[@]}; i += 2)); do _tb_qr[${w[i]}]=${w[i + 1]}; done
+		return 0
+	done <<<"$(rdma res show qp -dd 2>/dev/null)"
+	return 1
+}

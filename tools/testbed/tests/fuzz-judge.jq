@@ -18,7 +18,10 @@
 # those so far behind that the traffic may have made them ahead meanwhile
 # (req-behind-rd-far: either); before the
 # responder kept a record of its READs, it read each such READ again and
-# sent the bytes to the QP's peer.
+# sent the bytes to the QP's peer.  A phase that sent nothing, or (from
+# a QP's peer) aimed no packet at a live RC QP's engines, proved nothing
+# and fails: no verdict rests on counters that stayed at 0 because
+# nothing was tried.
 def sp($n): if $n > 0 then " " * $n else "" end;
 def l($n): tostring | . + sp($n - length);
 def r($n): tostring | sp($n - length) + .;
@@ -55,6 +58,9 @@ $fz[0] as $fz | $a[0] as $a | $b[0] as $b
 | ([$eng[] | $hw[.] // 0] | add) as $counted
 | ($hw.rcvd_pkts != null and $hw.rcvd_pkts >= $fz.sent - $lost) as $rcvd_ok
 | ((($exp["rx-drop-addr"] // 0) > 0) or ($foreign | not)) as $aimed
+| ([$fz["to-qp"] // {} | (.["req-behind"], .["req-behind-rd"], .["req-behind-rd-far"],
+    .["req-ahead"], .["resp-before"], .["resp-after"]) // 0] | add) as $to_rc
+| (($fz.sent // 0) > 0 and ($foreign or $to_rc > 0)) as $tried
 | "seed \($fz.seed), \($fz.sent) sent (\($fz["valid-icrc"]) with a valid ICRC), \($fz.pps | round)/s; lost before the device: \($lost) (veth \($link), UDP \($udp_lost), unsent \($fz.count - $fz.sent))",
   "from \($fz.src)" + (if $foreign then ", no live QP's peer (foreign source; class forged \($fz["forged-weight"]) of every \(($fz.classes | length) - 1 + $fz["forged-weight"]) packet numbers)" else "" end),
   ("counter" | l(20)) + " " + ("expected" | r(10)) + " " + ("delta" | r(10)),
@@ -70,8 +76,10 @@ $fz[0] as $fz | $a[0] as $a | $b[0] as $b
   ($fz.classes | to_entries[] | "  " + (.key | l(13)) + " " + (.value.sent | r(8)) + " "
    + (.value["valid-icrc"] | r(8)) + "  "
    + ([.value.expect | to_entries[] | select(.value != 0) | "\(.key)=\(.value)"] | join(" "))),
-  (if ([$rows[].good] | all) and $rcvd_ok and $aimed then "verdict ok"
+  "to the live RC QPs' engines: \($to_rc)",
+  (if ([$rows[].good] | all) and $rcvd_ok and $aimed and $tried then "verdict ok"
    else "verdict fail"
     + (if $rcvd_ok then "" else " (rcvd_pkts below what reached the device)" end)
     + (if $aimed then "" else " (a foreign source, but no packet aimed at a live RC or UC QP)" end)
+    + (if $tried then "" else " (no packet sent, or none aimed at a live RC QP's engines)" end)
    end)
