@@ -706,3 +706,55 @@ tb_qp_read() {
 	done <<<"$(rdma res show qp -dd 2>/dev/null)"
 	return 1
 }
+
+# tb_traffic_runs NAME SNS SDEV CNS CDEV ADDR PORT DEADLINE SIZE OP:BYTES...:
+# tb_traffic_run's runs for every OP at once, each with its own QP and
+# side channel (PORT, PORT + 1, ...), messages of SIZE: a result NAME-OP
+# for each (PASS when both its processes exited 0 and both its results
+# verify every byte).  Their files: $VRNIC_OUT/NAME-OP.{server,client}.json
+# (NAME's / as _).  At once: each run is mostly process starts (1-3 s a
+# run between two namespaces), not bytes.
+tb_traffic_runs() {
+	local name=$1 sns=$2 sdev=$3 cns=$4 cdev=$5 addr=$6 port=$7 dl=$8 size=$9 sg cg i op b
+	shift 9
+	local out=$VRNIC_OUT/${name//\//_} up
+	local -a sx=() cx=() ops=() bytes=() sp=() cp=() src=() rc=()
+	[ -z "$sns" ] || sx=(ip netns exec "$sns")
+	[ -z "$cns" ] || cx=(ip netns exec "$cns")
+	for i in "$@"; do ops+=("${i%%:*}"); bytes+=("${i#*:}"); done
+	read -r up _ </proc/uptime
+	echo "== RUN $name-{${ops[*]}}: vrnic-traffic $sdev${sns:+ in $sns} <- $cdev${cns:+ in $cns}, at once [at $up s]"
+	if ! tb_gid_to sg "$sdev" || ! tb_gid_to cg "$cdev" || ! [ -x "$tb_traffic" ]; then
+		for op in "${ops[@]}"; do
+			tb_result "$name-$op" FAIL "no IPv4 RoCE v2 GID on $sdev or $cdev, or no $tb_traffic"
+		done
+		return 0
+	fi
+	for i in "${!ops[@]}"; do
+		"${sx[@]}" timeout -s KILL $((dl + 30)) "$tb_traffic" -d "$sdev" -x "$sg" -p $((port + i)) \
+			--deadline "$dl" -j >"$out-${ops[i]}.server.json" 2>"$out-${ops[i]}.server.err" &
+		sp+=($!)
+	done
+	for i in "${!ops[@]}"; do tb_wait_port $((port + i)) 30 "$sns" || true; done
+	for i in "${!ops[@]}"; do
+		"${cx[@]}" timeout -s KILL $((dl + 30)) "$tb_traffic" -d "$cdev" -x "$cg" -p $((port + i)) \
+			--deadline "$dl" -j -o "${ops[i]}" -b "${bytes[i]}" -s "$size" "$addr" \
+			>"$out-${ops[i]}.client.json" 2>"$out-${ops[i]}.client.err" &
+		cp+=($!)
+	done
+	for i in "${!ops[@]}"; do
+		rc[i]=0 src[i]=0
+		wait "${cp[i]}" || rc[i]=$?
+		wait "${sp[i]}" || src[i]=$?
+	done
+	for i in "${!ops[@]}"; do
+		op=${ops[i]}
+		if tb_traffic_ok "$out-$op.client.json" "$op client-result" &&
+		   tb_traffic_ok "$out-$op.server.json" "$op server-result" &&
+		   [ "${rc[i]}" -eq 0 ] && [ "${src[i]}" -eq 0 ]; then
+			tb_result "$name-$op" PASS
+		else
+			tb_result "$name-$op" FAIL "client exit ${rc[i]}, server exit ${src[i]}"
+		fi
+	done
+}

@@ -12,8 +12,15 @@ tb_check "iommu/$VRNIC_KERNEL/access-platform" \
 	test "$(cut -c34 "$vdev/features")" = 1
 dev=$(tb_rdma_dev "${VRNIC_DRIVER:-rxe}")
 gid=$(tb_gid_index "$dev")
-timeout 60 ibv_rc_pingpong -d "$dev" -g "$gid" -n 100 >"$VRNIC_OUT/srv.log" 2>&1 &
+# -c: the pingpong checks its buffers (one byte a page: the runs below
+# check every byte).
+timeout 60 ibv_rc_pingpong -d "$dev" -g "$gid" -n 100 -c >"$VRNIC_OUT/srv.log" 2>&1 &
 tb_wait_port 18515
 tb_check "iommu/$VRNIC_KERNEL/rc_pingpong" \
-	timeout 60 ibv_rc_pingpong -d "$dev" -g "$gid" -n 100 "$VRNIC_IP"
+	timeout 60 ibv_rc_pingpong -d "$dev" -g "$gid" -n 100 -c "$VRNIC_IP"
 wait
+# vrnic-traffic between the device and its own GID: WRITE, READ and SEND
+# at once, each on a QP of its own, every byte checked by its receiver
+# (tb_traffic_runs).
+tb_traffic_runs "iommu/$VRNIC_KERNEL/vrnic-traffic" "" "$dev" "" "$dev" "$VRNIC_IP" 18516 40 64K \
+	write:4M read:4M send:4M

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Many QPs at once: vrnic0 (ns0) and vrnic1 (ns1) over veth carry
 # ib_write_bw and ib_send_bw on LOAD_QPS RC QPs (default 1000) in one
-# process pair; every QP carries traffic.  Three rounds (two in the debug
+# process pair; every QP carries traffic, and beside it vrnic-traffic
+# moves bytes that are all checked.  Three rounds (two in the debug
 # kernel); the kernel's
 # unreclaimable slab and vrnic's objects (rdma res) must come back to
 # where they were after the first round, so nothing grows per round.
@@ -54,12 +55,34 @@ snapshot() {
 	} >>"$1"
 }
 
-# run NAME TOOL ARGS...: TOOL's server in ns0, client in ns1, QPS QPs.
+# rts_qps DEV: how many RC QPs of DEV are in RTS (one rdma, counted by
+# the shell).
+rts_qps() {
+	local l n=0
+	while IFS= read -r l; do
+		case "$l" in "link $1/"*" type RC state RTS "*) n=$((n + 1)) ;; esac
+	done <<<"$(rdma res show qp 2>/dev/null)"
+	echo "$n"
+}
+
+# perftest checks no payload: beside each tool, once its QPS QPs are in
+# RTS, vrnic-traffic (OP: write beside ib_write_bw, send beside
+# ib_send_bw) moves LOAD_TRAFFIC_BYTES (16M; 2M in the debug kernel) on
+# a QP of its own from vrnic1 to vrnic0, every byte checked by its
+# receiver: load/NAME/verified (both exit 0 within T, both results verify
+# every byte).
+TB=${LOAD_TRAFFIC_BYTES:-16M}
+[ "$VRNIC_KERNEL" = debug ] && TB=${LOAD_TRAFFIC_BYTES:-2M}
+TTO=14
+[ "$VRNIC_KERNEL" = debug ] && TTO=20
+
+# run NAME TOOL OP ARGS...: TOOL's server in ns0, client in ns1, QPS QPs,
+# and vrnic-traffic OP beside it.
 # A tool still running 60 and 20 s before its limit leaves two snapshots
 # of the QPs in NAME.stuck.txt: what moved between them, and what did not.
 run() {
-	local name=$1 tool=$2 rc=0 src=0 i watch
-	shift 2
+	local name=$1 tool=$2 op=$3 rc=0 src=0 i watch trc=x tsrc=x tpc="" tps="" end
+	shift 3
 	(sleep $((T - 60)); snapshot "$VRNIC_OUT/$name.stuck.txt"
 	 sleep 40; snapshot "$VRNIC_OUT/$name.stuck.txt") &
 	watch=$!
@@ -68,8 +91,28 @@ run() {
 	local pid=$!
 	tb_wait_port 18515 "$T" ns0 || true
 	ip netns exec ns1 timeout "$T" "$tool" -d vrnic1 -x "$g1" -q "$QPS" "$@" 10.97.0.1 \
-		>"$VRNIC_OUT/$name.client.log" 2>&1 || rc=$?
+		>"$VRNIC_OUT/$name.client.log" 2>&1 &
+	local cpid=$!
+	# The traffic starts once the tool's QPs are all in RTS on vrnic1
+	# (or the tool ended).
+	end=$((SECONDS + T))
+	while kill -0 "$cpid" 2>/dev/null && ((SECONDS < end)) && (($(rts_qps vrnic1) < QPS)); do
+		sleep 0.5
+	done
+	echo "$name: $(rts_qps vrnic1) RC QPs in RTS on vrnic1 at $(tb_uptime) s; vrnic-traffic $op starts"
+	ip netns exec ns0 timeout -s KILL $((T + 30)) "$tb_traffic" -d vrnic0 -x "$g0" -p 18516 \
+		--deadline "$T" -j >"$VRNIC_OUT/$name.traffic.server.json" 2>"$VRNIC_OUT/$name.traffic.server.err" &
+	tps=$!
+	tb_wait_port 18516 30 ns0 || true
+	ip netns exec ns1 timeout -s KILL $((T + 30)) "$tb_traffic" -d vrnic1 -x "$g1" -p 18516 \
+		--deadline "$T" --timeout "$TTO" -o "$op" -b "$TB" -s 64K -j 10.97.0.1 \
+		>"$VRNIC_OUT/$name.traffic.client.json" 2>"$VRNIC_OUT/$name.traffic.client.err" &
+	tpc=$!
+	wait "$cpid" || rc=$?
 	wait $pid || src=$?
+	trc=0 tsrc=0
+	wait "$tpc" || trc=$?
+	wait "$tps" || tsrc=$?
 	kill $watch 2>/dev/null || true
 	wait $watch 2>/dev/null || true
 	tail -n 3 "$VRNIC_OUT/$name.client.log"
@@ -80,6 +123,13 @@ run() {
 		tb_result "load/$name" PASS
 	else
 		tb_result "load/$name" FAIL "client $rc server $src"
+	fi
+	if tb_traffic_ok "$VRNIC_OUT/$name.traffic.client.json" client-result &&
+	   tb_traffic_ok "$VRNIC_OUT/$name.traffic.server.json" server-result &&
+	   [ "$trc" -eq 0 ] && [ "$tsrc" -eq 0 ]; then
+		tb_result "load/$name/verified" PASS
+	else
+		tb_result "load/$name/verified" FAIL "vrnic-traffic $op: client $trc server $tsrc"
 	fi
 }
 
@@ -92,8 +142,8 @@ run() {
 # WRITEs done, 28 CQEs unread, the client spinning).
 N=48
 for ((round = 1; round <= ROUNDS; round++)); do
-	run "write-bw-$QPS-qps-round$round" ib_write_bw -s 4096 -n $N -t "$TXD" -Q "$TXD" -F -u "$UTO"
-	run "send-bw-$QPS-qps-round$round" ib_send_bw -s 1024 -n $N -t "$TXD" -Q "$TXD" -r 32 -F -u "$UTO"
+	run "write-bw-$QPS-qps-round$round" ib_write_bw write -s 4096 -n $N -t "$TXD" -Q "$TXD" -F -u "$UTO"
+	run "send-bw-$QPS-qps-round$round" ib_send_bw send -s 1024 -n $N -t "$TXD" -Q "$TXD" -r 32 -F -u "$UTO"
 	echo 3 >/proc/sys/vm/drop_caches
 	sleep 2
 	echo "round $round: SUnreclaim $(tb_sunreclaim) kB; $(tb_objects)"

@@ -18,7 +18,9 @@ label=$d0
 T=${SMOKE_TIMEOUT:-120}
 smoke() { tb_client_server "smoke/$label/$1" "$T" "$2" "$3" "$4"; }
 
-pp="-d $dev -g $gid -n 200"
+# -c: the pingpongs check their buffers (rdma-core's check is one byte a
+# page: vrnic-traffic below checks every byte).
+pp="-d $dev -g $gid -n 200 -c"
 smoke ibv_rc_pingpong 18515 "ibv_rc_pingpong $pp" "ibv_rc_pingpong $pp $server"
 smoke ibv_ud_pingpong 18515 "ibv_ud_pingpong $pp" "ibv_ud_pingpong $pp $server"
 smoke ibv_srq_pingpong 18515 "ibv_srq_pingpong $pp" "ibv_srq_pingpong $pp $server"
@@ -43,6 +45,56 @@ smoke ib_read_bw 18515 "ib_read_bw $pt $bw" "ib_read_bw $pt $bw $server"
 smoke ib_send_bw 18515 "ib_send_bw $pt $bw" "ib_send_bw $pt $bw $server"
 smoke ib_atomic_bw 18515 "ib_atomic_bw $pt $at" "ib_atomic_bw $pt $at $server"
 smoke ib_send_lat 18515 "ib_send_lat $pt $lat" "ib_send_lat $pt $lat $server"
+# perftest checks no payload: beside it, vrnic-traffic moves as many bytes
+# of each of its ops (SMOKE_ITERS messages of its size; as many atomics)
+# between the same devices, every byte checked by the side that receives
+# it (it exits 0 only then, and its JSON result is read again:
+# tb_traffic_ok).  The four ops run at once, each on a QP and a side
+# channel port of its own: one run's time, not four (a run between the
+# two guests is some 3 s, most of it process starts and the barriers).
+# In the debug kernel its QPs' ACK timeout is perftest's there (-u 18).
+ts=65536 tto=""
+[ "$VRNIC_KERNEL" = debug ] && ts=16384 tto="--timeout 18"
+tn=${SMOKE_ITERS:-500}
+[ "$VRNIC_KERNEL" = debug ] && tn=${SMOKE_ITERS:-200}
+traffic() {
+	local tag=smoke_${label}_vrnic-traffic op i rc srcs v
+	local -a ops=(write read send atomic) pids=() rcs=()
+	local -A bytes=([write]=$((tn * ts)) [read]=$((tn * ts)) [send]=$((tn * ts)) [atomic]=$((tn * 8)))
+	tb_barrier "$tag-start"
+	if [ "$VRNIC_HOST" -eq 0 ]; then
+		for i in "${!ops[@]}"; do
+			timeout "$T" "$tb_traffic" -d "$dev" -x "$gid" -p $((18516 + i)) --deadline $((T - 10)) \
+				-j >"$VRNIC_OUT/$tag-${ops[i]}.server.json" 2>&1 &
+			pids+=($!)
+		done
+		for i in "${!ops[@]}"; do tb_wait_port $((18516 + i)) || true; done
+		tb_barrier "$tag-listening"
+		for i in "${!ops[@]}"; do rc=0; wait "${pids[i]}" || rc=$?; rcs+=("$rc"); done
+		tb_put "$tag-server-rcs" "${rcs[*]}"
+		tb_barrier "$tag-done" $((T + 30))
+		return 0
+	fi
+	tb_barrier "$tag-listening"
+	for i in "${!ops[@]}"; do
+		op=${ops[i]}
+		timeout "$T" "$tb_traffic" -d "$dev" -x "$gid" -p $((18516 + i)) --deadline $((T - 10)) -j \
+			-o "$op" -b "${bytes[$op]}" -s "$ts" $tto "$server" \
+			>"$VRNIC_OUT/$tag-$op.client.json" 2>"$VRNIC_OUT/$tag-$op.client.err" &
+		pids+=($!)
+	done
+	for i in "${!ops[@]}"; do rc=0; wait "${pids[i]}" || rc=$?; rcs+=("$rc"); done
+	srcs=($(tb_get "$tag-server-rcs" $((T + 30)) || true))
+	tb_barrier "$tag-done" $((T + 30))
+	for i in "${!ops[@]}"; do
+		op=${ops[i]}
+		v=FAIL
+		tb_traffic_ok "$VRNIC_OUT/$tag-$op.client.json" "$op" && [ "${rcs[i]}" -eq 0 ] &&
+			[ "${srcs[i]:-x}" = 0 ] && v=PASS
+		tb_result "smoke/$label/vrnic-traffic-$op" "$v" "client exit ${rcs[i]}, server exit ${srcs[i]:-?}"
+	done
+}
+traffic
 # rping through rping-wrap.sh: every ping validated (-V), and Debian 12's
 # spurious exit at the end of a good run told from a failure.
 rw=tools/testbed/tests/rping-wrap.sh
