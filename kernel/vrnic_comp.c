@@ -400,14 +400,21 @@ static void vrnic_comp_nak(struct vrnic_qp *qp, u8 syndrome, u32 psn)
 	case VRNIC_AETH_NAK_PSN_SEQ_ERR:
 		vrnic_count(vdev, VRNIC_CNT_SEQ_NAK_RCVD);
 		/*
-		 * The go-back spends a retry, as a timeout's does; a NAK that
-		 * comes while a resend is already under way (for a first
-		 * copy sent before it) starts no second one to pay for, as
-		 * rxe's started_retry.  A NAK that acknowledged something
-		 * has its retry given back with the progress.
+		 * The go-back spends a retry, as a timeout's does, once until
+		 * the next progress, as rxe's started_retry: a NAK that comes
+		 * while a resend is under way (for a first copy sent before
+		 * it), or again before anything was acknowledged, starts no
+		 * new retry sequence to pay for.  A message that draws an RNR
+		 * NAK on its first packet draws a sequence NAK on its second,
+		 * every RNR round: those spend one retry, not one a round
+		 * (an RNR retry count of 7 retries for ever).  Progress gives
+		 * the retry back.
 		 */
-		if (!vrnic_comp_behind(qp) && !vrnic_comp_spend_retry(qp, w))
-			break;
+		if (!vrnic_comp_behind(qp) && !qp->comp.nak_spent) {
+			if (!vrnic_comp_spend_retry(qp, w))
+				break;
+			qp->comp.nak_spent = true;
+		}
 		vrnic_comp_rewind(qp, psn, VRNIC_RETX_SEQ_NAK);
 		break;
 	case VRNIC_AETH_NAK_REM_ACCESS_ERR:
@@ -599,6 +606,7 @@ void vrnic_comp_rx(struct vrnic_qp *qp, struct sk_buff *skb)
 		qp->comp.window = min_t(u32, 2 * qp->comp.window,
 					VRNIC_MAX_INFLIGHT);
 		qp->comp.retry = qp->attr.retry_cnt;
+		qp->comp.nak_spent = false;
 		qp->comp.early = 0;
 		qp->comp.deferred = 0;
 		qp->comp.heard = false;

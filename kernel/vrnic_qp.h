@@ -254,6 +254,7 @@ struct vrnic_qp {
 		bool		rewound;	/* asked again for a response */
 		bool		heard;	/* a response since the timer armed */
 		u32		deferred;	/* timeouts waited out since progress */
+		bool		nak_spent;	/* a sequence NAK spent a retry since progress */
 		/* Adaptive retransmission (vrnic_comp.c): one PSN timed at once. */
 		u64		rtt_start;	/* local_clock() when @rtt_psn left */
 		u32		rtt_psn;
