@@ -151,8 +151,8 @@ counters() {
 
 # targets DEV: --target-qpn and --target-rkey options for every QP and MR
 # DEV has (rdma res sees every namespace's: the rdma subsystem is shared),
-# each QP with its PSNs and its state (ib_write_bw's passive side, in RTR,
-# drops responses for it).
+# each QP with its PSNs and its state (a QP in RTR drops responses for
+# it; vrnic-traffic's are both in RTS).
 # jq, not python3: in the debug kernel python3 takes some 3 s to start.
 targets() {
 	rdma res show qp -j -dd >"$out/qp.json"
@@ -229,57 +229,67 @@ client_psn() {
 # traffic_start NAME OP SEED N: the phase's traffic, vrnic-traffic OP
 # from vrnic1 (ns1, the client: tpc) to vrnic0 (ns0, the server: tps),
 # sized for a phase of N packets: what traffic-before's rate moves in
-# the fuzzer's nominal time and 2 s (at least 2 MiB).  Beside the fuzzer
-# it ran at a quarter of that rate, and the fuzzer took 2.3 times its
-# nominal time (stock, 20000 packets): some 60% of it is left for after
-# the fuzzer, at full speed.  Started
-# through no timeout(1): it has to end by itself.  Once both QPs are in
-# RTS and the client's requester sent some packets, it is held
-# (SIGSTOP) until the fuzzer starts: fuzz/NAME/traffic-started.
+# the fuzzer's nominal time and 2 s (in the debug kernel 4 times that
+# time, which the fuzzer outlasts ten times over), at least 2 MiB.  In
+# the stock kernel it ran at a quarter of that rate beside the fuzzer,
+# and the fuzzer took 2.3 times its nominal time (20000 packets): some
+# 60% of it is left for after the fuzzer, at full speed.  Started
+# through no timeout(1): it has to end by itself.  Once its first
+# packets crossed both ways it is held (SIGSTOP) until the fuzzer starts
+# (fuzz/NAME/traffic-started); tpkts: the packets its client sends in
+# all (a message is ceil(S / MTU) packets, a WRITE's WRITE_WITH_IMM one
+# more).
 traffic_start() {
-	local name=$1 op=$2 seed=$3 n=$4 fr ms
+	local name=$1 op=$2 seed=$3 n=$4 fr ms ppm
 	fr=$((RATE > 0 ? RATE : 20000 / slow))
-	ms=$((1000 * n / fr + 2000))
+	ms=$((1000 * n * slowf / fr + 2000))
 	tb=$((rate * ms / 1000 / S * S))
 	((tb >= 2 << 20)) || tb=$((2 << 20))
 	# Its own watchdog: far beyond the phase; traffic_end bounds it.
 	local dl=$((ms / 1000 * 10 + 600 * slowf))
+	tname=$name
 	echo "== traffic for phase $name: $op, $tb bytes [$(tb_uptime) s]"
 	ip netns exec ns0 nice -n 19 "$tb_traffic" -d vrnic0 -x "$g0" -p 18516 --deadline "$dl" -j \
 		>"$out/$name.server.json" 2>"$out/$name.server.err" &
 	tps=$!
 	tb_wait_port 18516 $((30 * slowf)) ns0 || true
+	pkts ta
 	ip netns exec ns1 nice -n 19 "$tb_traffic" -d vrnic1 -x "$g1" -p 18516 --deadline "$dl" \
-		-o "$op" -b "$tb" -s "$S" --seed "$seed" -j 10.97.0.1 \
+		-o "$op" -b "$tb" -s "$S" --seed "$seed" -j $tb_traffic_knobs 10.97.0.1 \
 		>"$out/$name.client.json" 2>"$out/$name.client.err" &
 	tpc=$!
-	# Its packets: a message is ceil(S / MTU) packets, and a WRITE's
-	# WRITE_WITH_IMM one more.
 	tb_check "fuzz/$name/traffic-started" traffic_ready
-	local ppm=$(((S + cmtu - 1) / cmtu))
+	ppm=$(((S + cmtu - 1) / cmtu))
 	[ "$op" = write ] && ppm=$((ppm + 1))
 	tpkts=$((tb / S * ppm))
 	echo "traffic: $tpkts packets from the client, held at $cpsn [$(tb_uptime) s]"
 }
-# traffic_ready: both QPs in RTS, the client's requester 4 messages under
-# way, both processes running; then the client is held.
+# traffic_ready: the client sent 64 packets and the server some back
+# (the devices' counters, read by the shell every 0.1 s: an rdma a round
+# took the debug guest longer than a whole traffic); then the client is
+# held, and both QPs must be in RTS (cpsn: the client's packets so far).
 traffic_ready() {
 	local end=$((SECONDS + 30 * slowf))
-	local -A q0=()
+	local -A b=() q0=()
 	cpsn=0 cmtu=4096 cstate=?
 	while :; do
+		pkts b
+		((b[vrnic1.sent] - ta[vrnic1.sent] >= 64 && b[vrnic0.sent] > ta[vrnic0.sent])) && break
 		if ! kill -0 "$tps" 2>/dev/null || ! kill -0 "$tpc" 2>/dev/null; then
 			echo "the traffic ended before it was under way:"
-			cat "$out/$name".*.err
+			cat "$out/$tname".*.err
 			return 1
 		fi
-		client_psn && [ "$cstate" = RTS ] && ((cpsn >= 4 * ((S + cmtu - 1) / cmtu))) &&
-			tb_qp_read q0 vrnic0 && [ "${q0[state]:-}" = RTS ] && break
-		((SECONDS < end)) || { echo "the traffic's QPs were not in RTS and moving after $((30 * slowf)) s"; rdma res show qp -dd; return 1; }
-		sleep 0.2
+		((SECONDS < end)) || { echo "the traffic moved no packets in $((30 * slowf)) s"; rdma res show qp -dd; return 1; }
+		sleep 0.1
 	done
 	kill -STOP "$tpc" || return 1
-	client_psn || true
+	if ! client_psn || [ "$cstate" != RTS ] || ! tb_qp_read q0 vrnic0 || [ "${q0[state]:-}" != RTS ]; then
+		echo "the traffic's QPs are not both in RTS"
+		rdma res show qp -dd
+		return 1
+	fi
+	echo "under way: the client's requester sent $cpsn packets"
 }
 
 # traffic_end NAME BOUND: the phase's traffic, held or not, runs on and
@@ -357,21 +367,26 @@ phase() {
 	counters "$dev" "$devns" >"$p.before.json"
 	echo "fuzzing [$(tb_uptime) s]"
 	local frc=0 args="-n $n --seed $SEED --mtu $MTU --path-mtu 4096$cls $opts${*:+ $*}"
-	# The traffic runs again; the fuzzer starts.  Every half second
-	# (2 s in the debug kernel) the client's progress is read: within
-	# a quarter of its packets of its end it is held until the
-	# fuzzer is done.
-	local psn0=$cpsn held="" fpid poll=0.5
-	[ "$VRNIC_KERNEL" = debug ] && poll=2
+	# The traffic runs again; the fuzzer starts.  Every 0.2 s (0.5 s in
+	# the debug kernel) the client's progress is read: once vrnic1 sent
+	# three quarters of the traffic's packets (all it sends counts: an
+	# upper bound of the client's), the client is held until the fuzzer
+	# is done.
+	local psn0=$cpsn held="" fpid poll=0.2
+	local -A now=()
+	[ "$VRNIC_KERNEL" = debug ] && poll=0.5
 	kill -CONT "$tpc" 2>/dev/null || true
 	ip netns exec "$from" "$bin" "$dst" $srcopt $args --rate "$RATE" -j \
 		>"$p.fuzz.json" 2>"$p.fuzz.err" &
 	fpid=$!
 	while kill -0 "$fpid" 2>/dev/null; do
-		if [ -z "$held" ] && client_psn && ((tpkts - cpsn <= tpkts / 4)); then
-			kill -STOP "$tpc" 2>/dev/null || true
-			held="held at $cpsn of $tpkts packets from $(tb_uptime) s"
-			echo "traffic $held"
+		if [ -z "$held" ]; then
+			pkts now
+			if ((now[vrnic1.sent] - ta[vrnic1.sent] >= tpkts * 3 / 4)); then
+				kill -STOP "$tpc" 2>/dev/null || true
+				held="held at $((now[vrnic1.sent] - ta[vrnic1.sent])) of $tpkts packets from $(tb_uptime) s"
+				echo "traffic $held"
+			fi
 		fi
 		sleep "$poll"
 	done
@@ -457,6 +472,7 @@ phase() {
 }
 
 tps="" tpc=""
+declare -A ta=()
 tb_check fuzz/traffic-before before_after traffic-before "$CAL"
 phase resp vrnic0 ns0 ns1 10.97.0.1 "$N" "$classes" write 11
 phase req vrnic1 ns1 ns0 10.97.0.2 "$N" "$classes" send 12

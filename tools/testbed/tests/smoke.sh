@@ -52,9 +52,10 @@ smoke ib_send_lat 18515 "ib_send_lat $pt $lat" "ib_send_lat $pt $lat $server"
 # tb_traffic_ok).  The four ops run at once, each on a QP and a side
 # channel port of its own: one run's time, not four (a run between the
 # two guests is some 3 s, most of it process starts and the barriers).
-# In the debug kernel its QPs' ACK timeout is perftest's there (-u 18).
-ts=65536 tto=""
-[ "$VRNIC_KERNEL" = debug ] && ts=16384 tto="--timeout 18"
+# In the debug kernel its QPs' ACK timeout is perftest's there (-u 18:
+# tb_traffic_knobs).
+ts=65536 tto=$tb_traffic_knobs
+[ "$VRNIC_KERNEL" = debug ] && ts=16384
 tn=${SMOKE_ITERS:-500}
 [ "$VRNIC_KERNEL" = debug ] && tn=${SMOKE_ITERS:-200}
 traffic() {

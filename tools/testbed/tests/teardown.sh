@@ -144,7 +144,7 @@ start_traffic() {
 	spid=$!
 	tb_wait_port 18516 "$T" ns0 || true
 	ip netns exec ns1 nice -n 19 "$tb_traffic" -d vrnic1 -x "$g1" -p 18516 --deadline "$DL" \
-		-o write -b "$B" -s 64K -j 10.97.0.1 \
+		-o write -b "$B" -s 64K -j $tb_traffic_knobs 10.97.0.1 \
 		>"$VRNIC_OUT/$case.client.json" 2>"$VRNIC_OUT/$case.client.err" &
 	cpid=$!
 	tb_check "teardown/$case/traffic-under-way" under_way
