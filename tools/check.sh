@@ -81,7 +81,7 @@ declare -A budget_check=(
 	[stock/model]=240 [stock/restrack]=240 [stock/sweeps]=240
 	[stock/bpftrace]=300
 	[stock/interop-conformance]=240
-	[stock/two]=900 [stock/smoke]=300 [stock/nvmeof]=200
+	[stock/two]=900 [stock/two-smp2]=900 [stock/smoke]=300 [stock/nvmeof]=200
 	[stock/interop-vrnic-rxe]=300 [stock/interop-rxe-vrnic]=300
 	[stock/iommu-rxe]=120 [stock/iommu-vrnic]=240
 	[stock/conformance-vrnic]=240 [stock/smoke-vrnic]=300
@@ -502,9 +502,9 @@ if [ "$tier" = quick ]; then
 elif [ "$tier" = full ]; then
 	printf '%s\n' "stock one-a" "stock one-b" "stock two" "stock rxe" "stock netem-soak" "stock smoke-rxe" \
 		"stock iommu-vrnic" "stock iommu-rxe" "stock log-scan-catches-warn" \
-		"debug one-b" "debug one-a" "debug wire" "debug two" "debug nvmeof" "stock wire" >"$qdir/jobs"
+		"debug one-b" "debug one-a" "debug wire" "debug two" "debug nvmeof" "stock wire" "stock two-smp2" >"$qdir/jobs"
 else
-	printf '%s\n' "debug one-b" "debug one-a" "stock one-a" "stock one-b" "debug wire" "stock wire" "stock two" "stock rxe" \
+	printf '%s\n' "debug one-b" "debug one-a" "stock one-a" "stock one-b" "debug wire" "stock wire" "stock two" "stock two-smp2" "stock rxe" \
 		"stock iommu-vrnic" "stock iommu-rxe" "stock log-scan-catches-warn" >"$qdir/jobs"
 fi
 # take_job KIND: print the next job ("KIND NAME") for a lane of KIND and
@@ -659,6 +659,15 @@ sj_two() {
 		interop-rxe-vrnic:600 nvmeof:300 -- "${kenv[@]}" "${sz[@]}" \
 		--env VRNIC_DRIVER=vrnic
 }
+# The nine tools again between two guests of 2 vCPUs each, every byte
+# checked (smoke.sh's vrnic-traffic runs): a QP's packets leave and arrive
+# on either CPU of each side.
+sj_two-smp2() {
+	local -a sz
+	mapfile -t sz < <(size SMOKE_ITERS=100)
+	dsuite stock/two-smp2 two 1200 smoke:600 -- "${kenv[@]}" "${sz[@]}" \
+		--smp 2 --env VRNIC_DRIVER=vrnic
+}
 sj_smoke-rxe() {
 	[ "$tier" = full ] || return 0
 	guest stock/smoke-rxe "${kenv[@]}" --tolerate rdma_rxe \
@@ -702,7 +711,7 @@ stock_lane() {
 	fi
 	run_jobs stock
 }
-stock_steps="log-scan-catches-warn rxe one-a one-b module-load conformance conformance-veth wire conformance-wire netns teardown load netem fuzz vrnicctl model restrack sweeps bpftrace netem-soak interop-conformance two smoke nvmeof smoke-rxe interop-vrnic-rxe interop-rxe-vrnic iommu-rxe iommu-vrnic conformance-vrnic smoke-vrnic"
+stock_steps="log-scan-catches-warn rxe one-a one-b module-load conformance conformance-veth wire conformance-wire two-smp2 netns teardown load netem fuzz vrnicctl model restrack sweeps bpftrace netem-soak interop-conformance two smoke nvmeof smoke-rxe interop-vrnic-rxe interop-rxe-vrnic iommu-rxe iommu-vrnic conformance-vrnic smoke-vrnic"
 
 # run_lane NAME FUNCTION: the lane's results, steps and output go to files
 # of its own (merged below), its output lines prefixed with its name.

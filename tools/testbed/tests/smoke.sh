@@ -15,6 +15,9 @@ d0=${VRNIC_DRIVER0:-${VRNIC_DRIVER:-rxe}}
 d1=${VRNIC_DRIVER1:-${VRNIC_DRIVER:-rxe}}
 label=$d0
 [ "$d0" = "$d1" ] || label="$d0-$d1"
+# Guests of more than one vCPU say so: the same tools, another path.
+ncpu=$(nproc)
+[ "$ncpu" -eq 1 ] || label="$label/smp$ncpu"
 T=${SMOKE_TIMEOUT:-120}
 smoke() { tb_client_server "smoke/$label/$1" "$T" "$2" "$3" "$4"; }
 
