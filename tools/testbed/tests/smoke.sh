@@ -62,7 +62,7 @@ ts=65536 tto=$tb_traffic_knobs
 tn=${SMOKE_ITERS:-500}
 [ "$VRNIC_KERNEL" = debug ] && tn=${SMOKE_ITERS:-200}
 traffic() {
-	local tag=smoke_${label}_vrnic-traffic op i rc srcs v
+	local tag=smoke_${label//\//_}_vrnic-traffic op i rc srcs v
 	local -a ops=(write read send atomic) pids=() rcs=()
 	local -A bytes=([write]=$((tn * ts)) [read]=$((tn * ts)) [send]=$((tn * ts)) [atomic]=$((tn * 8)))
 	tb_barrier "$tag-start"
