@@ -765,3 +765,17 @@ tb_traffic_runs() {
 		fi
 	done
 }
+
+# tb_pkts ARRAY: both devices' sent_pkts and rcvd_pkts (ARRAY[vrnic0.sent]
+# ...), read by the shell.
+tb_pkts() {
+	local -n _p=$1
+	local d c v
+	for d in vrnic0 vrnic1; do
+		for c in sent rcvd; do
+			v=0
+			read -r v <"/sys/class/infiniband/$d/ports/1/hw_counters/${c}_pkts" 2>/dev/null || true
+			_p[$d.$c]=$v
+		done
+	done
+}

@@ -522,6 +522,33 @@ QpPair VerbsTest::make_pair(ibv_qp_type type, const verbs::QpCaps &caps)
 	return p;
 }
 
+void VerbsTest::expect_grh(const uint8_t *grh) const
+{
+	const DeviceConfig &src = dev(Side::local);
+	const DeviceConfig &dst = dev(Side::remote);
+
+	if (src.has_ipv4) {
+		static const uint8_t zero[20] = {};
+		const uint8_t *ip = grh + 20;
+
+		EXPECT_EQ(std::memcmp(grh, zero, 20), 0)
+			<< "the GRH's first 20 bytes (RoCEv2/IPv4)";
+		EXPECT_EQ(ip[0] >> 4, 4) << "IP version";
+		EXPECT_EQ(ip[9], IPPROTO_UDP) << "IP protocol";
+		EXPECT_EQ(std::memcmp(ip + 12, &src.ipv4, 4), 0)
+			<< "IPv4 source address";
+		EXPECT_EQ(std::memcmp(ip + 16, &dst.ipv4, 4), 0)
+			<< "IPv4 destination address";
+	} else {
+		EXPECT_EQ(grh[0] >> 4, 6) << "IP version";
+		EXPECT_EQ(grh[6], IPPROTO_UDP) << "next header";
+		EXPECT_EQ(std::memcmp(grh + 8, src.gid.raw, 16), 0)
+			<< "source GID";
+		EXPECT_EQ(std::memcmp(grh + 24, dst.gid.raw, 16), 0)
+			<< "destination GID";
+	}
+}
+
 /* ---- counters ---- */
 
 namespace {

@@ -303,6 +303,14 @@ protected:
 				     Side::remote);
 	}
 
+	/*
+	 * The 40 bytes a UD receive starts with: the network header the
+	 * receiving device wrote for a datagram from the device under test
+	 * to the remote side (RoCEv2 over IPv4: 20 zero bytes, then the IPv4
+	 * header; over IPv6: the IPv6 header).
+	 */
+	void expect_grh(const uint8_t *grh) const;
+
 	/* Address vector from side from's GID to side to's GID. */
 	ibv_ah_attr ah_attr(Side from, Side to) const;
 	/* Address vector to this device's own GID (loopback). */

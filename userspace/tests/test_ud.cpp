@@ -71,35 +71,6 @@ protected:
 		verbs::post_send(*a_.qp, wr);
 	}
 
-	/*
-	 * The network header the receiving device wrote into the GRH area:
-	 * from the sender's (a_'s) address to the receiver's (b_'s).
-	 */
-	void expect_grh(const uint8_t *grh) const
-	{
-		const DeviceConfig &src = dev(Side::local);
-		const DeviceConfig &dst = dev(Side::remote);
-
-		if (src.has_ipv4) {
-			/* RoCEv2 over IPv4: the IPv4 header is in bytes 20..39. */
-			const uint8_t *ip = grh + 20;
-
-			EXPECT_EQ(ip[0] >> 4, 4) << "IP version";
-			EXPECT_EQ(ip[9], IPPROTO_UDP) << "IP protocol";
-			EXPECT_EQ(std::memcmp(ip + 12, &src.ipv4, 4), 0)
-				<< "IPv4 source address";
-			EXPECT_EQ(std::memcmp(ip + 16, &dst.ipv4, 4), 0)
-				<< "IPv4 destination address";
-		} else {
-			EXPECT_EQ(grh[0] >> 4, 6) << "IP version";
-			EXPECT_EQ(grh[6], IPPROTO_UDP) << "next header";
-			EXPECT_EQ(std::memcmp(grh + 8, src.gid.raw, 16), 0)
-				<< "source GID";
-			EXPECT_EQ(std::memcmp(grh + 24, dst.gid.raw, 16), 0)
-				<< "destination GID";
-		}
-	}
-
 	Endpoint a_, b_;
 	std::shared_ptr<verbs::Ah> ah_;
 };

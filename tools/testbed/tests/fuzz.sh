@@ -201,19 +201,6 @@ before_after() {
 	return $rc
 }
 
-# pkts ARRAY: both devices' sent_pkts and rcvd_pkts (ARRAY[vrnic0.sent]
-# ...), read by the shell.
-pkts() {
-	local -n _p=$1
-	local d c v
-	for d in vrnic0 vrnic1; do
-		for c in sent rcvd; do
-			v=0
-			read -r v <"/sys/class/infiniband/$d/ports/1/hw_counters/${c}_pkts" 2>/dev/null || true
-			_p[$d.$c]=$v
-		done
-	done
-}
 
 # client_psn: the client's QP (vrnic1) as rdma res shows it: cpsn, the
 # packets its requester has sent (drv_req_psn from its first PSN, sq-psn),
@@ -253,7 +240,7 @@ traffic_start() {
 		>"$out/$name.server.json" 2>"$out/$name.server.err" &
 	tps=$!
 	tb_wait_port 18516 $((30 * slowf)) ns0 || true
-	pkts ta
+	tb_pkts ta
 	ip netns exec ns1 nice -n 19 "$tb_traffic" -d vrnic1 -x "$g1" -p 18516 --deadline "$dl" \
 		-o "$op" -b "$tb" -s "$S" --seed "$seed" -j $tb_traffic_knobs 10.97.0.1 \
 		>"$out/$name.client.json" 2>"$out/$name.client.err" &
@@ -273,7 +260,7 @@ traffic_ready() {
 	local -A b=() q0=()
 	cpsn=0 cmtu=4096 cstate=?
 	while :; do
-		pkts b
+		tb_pkts b
 		((b[vrnic1.sent] - ta[vrnic1.sent] >= 64 && b[vrnic0.sent] > ta[vrnic0.sent])) && break
 		if ! kill -0 "$tps" 2>/dev/null || ! kill -0 "$tpc" 2>/dev/null; then
 			echo "the traffic ended before it was under way:"
@@ -300,7 +287,7 @@ traffic_ready() {
 traffic_end() {
 	local name=$1 bound=$2 end rc_s=x rc_c=x d t0=$SECONDS
 	local -A a=() b=()
-	pkts a
+	tb_pkts a
 	kill -CONT "$tpc" 2>/dev/null || true
 	end=$((SECONDS + bound))
 	while ((SECONDS < end)); do
@@ -309,7 +296,7 @@ traffic_end() {
 		[ "$rc_s" = x ] || [ "$rc_c" = x ] || break
 		sleep 0.2
 	done
-	pkts b
+	tb_pkts b
 	if [ "$rc_s" != x ] && [ "$rc_c" != x ]; then
 		tb_result "fuzz/$name/traffic-ended" PASS "$((SECONDS - t0)) s after the fuzzer: server exit $rc_s, client exit $rc_c"
 	else
@@ -381,7 +368,7 @@ phase() {
 	fpid=$!
 	while kill -0 "$fpid" 2>/dev/null; do
 		if [ -z "$held" ]; then
-			pkts now
+			tb_pkts now
 			if ((now[vrnic1.sent] - ta[vrnic1.sent] >= tpkts * 3 / 4)); then
 				kill -STOP "$tpc" 2>/dev/null || true
 				held="held at $((now[vrnic1.sent] - ta[vrnic1.sent])) of $tpkts packets from $(tb_uptime) s"

@@ -285,6 +285,21 @@ PACE="model_pace_waits model_pace_wait_ns model_pace_idle_ns"
 #     server takes each in a receive WQE and answers a credit SEND of 8
 #     bytes; each side posts one WR per ibv_post_send (one doorbell), every
 #     WR signaled.
+# expect_receiver: the server's side of send and write, the same for
+# both (with expect_OP's s, msgs, pkts and rs): each message's packets
+# written into a receive WQE's buffer, a credit SEND (one doorbell) back
+# for each, resent ones as the client's counters count them.
+expect_receiver() {
+	dma "$s" read $RQE $msgs rq_wqe
+	dma "$s" write $MTU $((msgs * pkts)) payload
+	dma "$s" read $SQE $msgs sq_wqe
+	dma "$s" read $CREDIT $((msgs + rs)) payload
+	dma "$s" write $CQE $((2 * msgs)) cqe
+	dma "$s" read $MPT 2 mpt
+	mmio "$s" $msgs $msgs
+	mrc "$s" $((msgs * pkts + msgs + rs)) 2
+	qpc "$s" 1
+}
 expect_send() {
 	local c=$1 s=$2 msgs=$(($3 / SIZE)) pkts=$((SIZE / MTU)) rc rs
 	E=() TR=()
@@ -299,15 +314,7 @@ expect_send() {
 	mmio "$c" $msgs $msgs
 	mrc "$c" $((msgs * pkts + rc + msgs)) 2
 	qpc "$c" 1
-	dma "$s" read $RQE $msgs rq_wqe
-	dma "$s" write $MTU $((msgs * pkts)) payload
-	dma "$s" read $SQE $msgs sq_wqe
-	dma "$s" read $CREDIT $((msgs + rs)) payload
-	dma "$s" write $CQE $((2 * msgs)) cqe
-	dma "$s" read $MPT 2 mpt
-	mmio "$s" $msgs $msgs
-	mrc "$s" $((msgs * pkts + msgs + rs)) 2
-	qpc "$s" 1
+	expect_receiver
 	echo "expected with $rc packets of the client's and $rs of the server's sent again"
 }
 #   read: the client READs BYTES in 64 KiB READs (chunks of 16 responses);
@@ -356,15 +363,7 @@ expect_write() {
 	mmio "$c" $msgs $((2 * msgs))
 	mrc "$c" $((WRITE_G + msgs)) 2
 	qpc "$c" 1
-	dma "$s" read $RQE $msgs rq_wqe
-	dma "$s" write $MTU $((msgs * pkts)) payload
-	dma "$s" read $SQE $msgs sq_wqe
-	dma "$s" read $CREDIT $((msgs + rs)) payload
-	dma "$s" write $CQE $((2 * msgs)) cqe
-	dma "$s" read $MPT 2 mpt
-	mmio "$s" $msgs $msgs
-	mrc "$s" $((msgs * pkts + msgs + rs)) 2
-	qpc "$s" 1
+	expect_receiver
 }
 write_resent() {
 	echo "  the client gathered $WRITE_G packets: $WRITE_PKTS and at most the $WRITE_AGAIN the server saw again"

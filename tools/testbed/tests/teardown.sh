@@ -113,19 +113,6 @@ calibrate() {
 	return $rc
 }
 
-# pkts ARRAY: both devices' sent_pkts and rcvd_pkts (ARRAY[vrnic0.sent]
-# ...), read by the shell.
-pkts() {
-	local -n _p=$1
-	local d c v
-	for d in vrnic0 vrnic1; do
-		for c in sent rcvd; do
-			v=0
-			read -r v <"/sys/class/infiniband/$d/ports/1/hw_counters/${c}_pkts" 2>/dev/null || true
-			_p[$d.$c]=$v
-		done
-	done
-}
 
 # start_traffic: vrnic-traffic from vrnic1 (ns1, the client) to vrnic0
 # (ns0, the server), B bytes of RDMA WRITE, each process with its own
@@ -167,16 +154,16 @@ under_way() {
 		((SECONDS < end)) || { echo "the traffic's QPs not in RTS after $T s"; rdma res show qp; return 1; }
 		sleep 0.2
 	done
-	pkts a
+	tb_pkts a
 	while :; do
-		pkts b
+		tb_pkts b
 		(( b[vrnic1.sent] - a[vrnic1.sent] >= 64 && b[vrnic0.rcvd] - a[vrnic0.rcvd] >= 64 &&
 		   b[vrnic0.sent] > a[vrnic0.sent] && b[vrnic1.rcvd] > a[vrnic1.rcvd] )) && break
 		((SECONDS < end)) || break
 		sleep 0.2
 	done
 	sleep 1
-	pkts b
+	tb_pkts b
 	for d in vrnic0.sent vrnic0.rcvd vrnic1.sent vrnic1.rcvd; do
 		echo "$d: $((b[$d] - a[$d])) packets since RTS"
 	done
