@@ -3,6 +3,7 @@
 """Turn a GoogleTest JSON report into testbed result lines: STATUS PREFIX/NAME.
 
 gtest-results.py REPORT PREFIX [EXPECTED] [--xfail DEVIATIONS ROLE]
+gtest-results.py --list DEVIATIONS ROLE run|notrun
 
 EXPECTED (the number of tests --gtest_list_tests lists for the run's
 filter): a report with another number of cases is one more result, FAIL
@@ -14,6 +15,11 @@ as there) and each case must fail as the file says: a failure is a PASS
 ("expected failure"), provided its message holds the line's "=> TEXT" when
 it has one; a case that passes, or fails otherwise, is a FAIL, so that the
 list stays true.
+
+--list DEVIATIONS ROLE KIND: the one reader of that file for the shell
+(guest-lib.sh's tb_deviations): the patterns that apply to ROLE and run
+(KIND run, one per line), or those marked "[not run]" with their reason
+(KIND notrun, "PATTERN REASON").
 """
 import fnmatch
 import json
@@ -39,6 +45,13 @@ def deviations(path, role):
 
 
 args = sys.argv[1:]
+if args[:1] == ["--list"]:
+    if len(args) != 4 or args[3] not in ("run", "notrun"):
+        sys.exit("usage: gtest-results.py --list DEVIATIONS ROLE run|notrun")
+    for test, why, _ in deviations(args[1], args[2]):
+        if ("[not run]" in why) == (args[3] == "notrun"):
+            print(test if args[3] == "run" else f"{test} {why}")
+    sys.exit(0)
 xfail = None
 if "--xfail" in args:
     i = args.index("--xfail")

@@ -556,18 +556,8 @@ tb_gtest_exclude() {
 # those tagged "[not run]" (they take the guest down), each with its reason
 # after a space.
 tb_deviations() {
-	local role=$1 kind=$2 t why k
-	while read -r t why; do
-		[ -n "$t" ] && [ "${t#\#}" = "$t" ] || continue
-		case "$why" in
-		"[requester]"*) [ "$role" = any ] || [ "$role" = requester ] || continue ;;
-		"[responder]"*) [ "$role" = any ] || [ "$role" = responder ] || continue ;;
-		esac
-		k=run
-		[[ "$why" == *"[not run]"* ]] && k=notrun
-		[ "$k" = "$kind" ] || continue
-		if [ "$kind" = run ]; then echo "$t"; else echo "$t ${why%% => *}"; fi
-	done <"$VRNIC_REPO/tools/testbed/tests/rxe-deviations.txt"
+	python3 "$VRNIC_REPO/tools/testbed/gtest-results.py" --list \
+		"$VRNIC_REPO/tools/testbed/tests/rxe-deviations.txt" "$1" "$2"
 }
 
 # tb_gtest_xfail BIN PREFIX ROLE ARGS...: run the reference's documented

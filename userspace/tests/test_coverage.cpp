@@ -27,6 +27,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -823,6 +824,20 @@ TEST_F(CoverageTest, ExtendedCqPolling)
 	auto src = guard_mr(4096, IBV_ACCESS_LOCAL_WRITE);
 	auto rbuf = guard_mr(4096, kMrAccess, Side::remote);
 	ibv_poll_cq_attr pattr{};
+	/* The receive completion the poll is at, read through the accessors. */
+	auto expect_recv = [&](uint64_t wr_id, ibv_wc_opcode op, uint32_t len,
+			       std::optional<__be32> imm) {
+		SCOPED_TRACE("receive completion " + std::to_string(wr_id));
+		EXPECT_EQ(cqx->status, IBV_WC_SUCCESS);
+		EXPECT_EQ(cqx->wr_id, wr_id);
+		EXPECT_EQ(ibv_wc_read_opcode(cqx), op);
+		EXPECT_EQ(ibv_wc_read_byte_len(cqx), len);
+		EXPECT_EQ(!!(ibv_wc_read_wc_flags(cqx) & IBV_WC_WITH_IMM), imm.has_value());
+		if (imm) {
+			EXPECT_EQ(ibv_wc_read_imm_data(cqx), *imm);
+		}
+		EXPECT_EQ(ibv_wc_read_qp_num(cqx), b.qp->num());
+	};
 
 	EXPECT_EQ(ibv_start_poll(cqx, &pattr), ENOENT) << "an empty CQ";
 
@@ -850,22 +865,11 @@ TEST_F(CoverageTest, ExtendedCqPolling)
 	ASSERT_NO_FATAL_FAILURE(transfer(w2, IBV_WC_SEND, "the SEND"));
 
 	ASSERT_EQ(ibv_start_poll(cqx, &pattr), 0) << "two completions in the CQ";
-	EXPECT_EQ(cqx->status, IBV_WC_SUCCESS);
-	EXPECT_EQ(cqx->wr_id, 21u);
-	EXPECT_EQ(ibv_wc_read_opcode(cqx), IBV_WC_RECV);
-	EXPECT_EQ(ibv_wc_read_byte_len(cqx), kLen1);
-	EXPECT_TRUE(ibv_wc_read_wc_flags(cqx) & IBV_WC_WITH_IMM);
-	EXPECT_EQ(ibv_wc_read_imm_data(cqx), imm1);
-	EXPECT_EQ(ibv_wc_read_qp_num(cqx), b.qp->num());
+	expect_recv(21, IBV_WC_RECV, kLen1, imm1);
 	const int next = ibv_next_poll(cqx);
 	EXPECT_EQ(next, 0) << "the second completion";
 	if (next == 0) {
-		EXPECT_EQ(cqx->status, IBV_WC_SUCCESS);
-		EXPECT_EQ(cqx->wr_id, 22u);
-		EXPECT_EQ(ibv_wc_read_opcode(cqx), IBV_WC_RECV);
-		EXPECT_EQ(ibv_wc_read_byte_len(cqx), kLen2);
-		EXPECT_FALSE(ibv_wc_read_wc_flags(cqx) & IBV_WC_WITH_IMM);
-		EXPECT_EQ(ibv_wc_read_qp_num(cqx), b.qp->num());
+		expect_recv(22, IBV_WC_RECV, kLen2, std::nullopt);
 		ibv_end_poll(cqx);
 	}
 	EXPECT_EQ(ibv_start_poll(cqx, &pattr), ENOENT) << "the CQ read empty";
@@ -879,13 +883,7 @@ TEST_F(CoverageTest, ExtendedCqPolling)
 	w3.imm_data = imm3;
 	ASSERT_NO_FATAL_FAILURE(transfer(w3, IBV_WC_RDMA_WRITE, "the WRITE with immediate"));
 	ASSERT_EQ(ibv_start_poll(cqx, &pattr), 0) << "the WRITE's completion";
-	EXPECT_EQ(cqx->status, IBV_WC_SUCCESS);
-	EXPECT_EQ(cqx->wr_id, 23u);
-	EXPECT_EQ(ibv_wc_read_opcode(cqx), IBV_WC_RECV_RDMA_WITH_IMM);
-	EXPECT_EQ(ibv_wc_read_byte_len(cqx), kLen3);
-	EXPECT_TRUE(ibv_wc_read_wc_flags(cqx) & IBV_WC_WITH_IMM);
-	EXPECT_EQ(ibv_wc_read_imm_data(cqx), imm3);
-	EXPECT_EQ(ibv_wc_read_qp_num(cqx), b.qp->num());
+	expect_recv(23, IBV_WC_RECV_RDMA_WITH_IMM, kLen3, imm3);
 	if (lib_has(kLibNextPollEmpty)) {
 		EXPECT_EQ(ibv_next_poll(cqx), ENOENT) << "nothing after it";
 	}
