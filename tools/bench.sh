@@ -20,6 +20,8 @@
 # BENCH_ITERS (2000) sets perftest's -n; the message rate runs ten times
 # as many.  BENCH_ROWS names a subset of the rows (write_bw_64k
 # write_bw_64k_q4 read_bw_64k write_rate_64 send_lat_2 write_lat_2);
+# BENCH_DRIVERS ("vrnic rxe") may add variants of vrnic with module
+# parameters, "vrnic+adaptive_retrans=0" (tests/bench.sh), each a column;
 # BENCH_KMOD a module directory to measure instead of kernel/ built now.  This machine varies by up to 2x between rounds: compare within
 # one run only.
 set -euo pipefail
@@ -71,20 +73,25 @@ for k in sorted(rows, key=key):
         ent["ratio"] = statistics.median(d["vrnic"]) / statistics.median(d["rxe"])
     table.append(ent)
 json.dump(table, open(sys.argv[2] + "/bench.json", "w"), indent=1)
+drivers = ["vrnic"] + sorted({d for e in table for d in e
+                              if d.startswith("vrnic+")}) + ["rxe"]
 def cell(e, drv):
     if drv not in e:
         return "-"
     c = e[drv]
     return f"{c['median']:.4g} ({c['min']:.4g}-{c['max']:.4g})"
-print(f"{'vCPUs':5} {'row':22} {'vrnic median (range)':26} {'rxe median (range)':26} vrnic/rxe")
+print(f"{'vCPUs':5} {'row':22} " + " ".join(f"{d + ' median (range)':26}" for d in drivers)
+      + " " + " ".join(f"{d}/rxe" for d in drivers if d != "rxe"))
 for e in table:
     name = e["metric"] + " " + e["unit"]
     if e["metric"] in ("ping_min_rtt", "iperf3"):
         print(f"{e['vcpus']:<5} {name:22} {cell(e, 'link'):26}")
         continue
     ctr = e["metric"].startswith("ctr:")
-    r = f"{e['ratio']:.2f}" if "ratio" in e and not ctr else ""
-    print(f"{e['vcpus']:<5} {name:22} {cell(e, 'vrnic'):26} {cell(e, 'rxe'):26} {r}")
+    rx = e.get("rxe", {}).get("median")
+    r = " ".join(f"{e[d]['median'] / rx:.2f}" if d in e and rx and not ctr else "-"
+                 for d in drivers if d != "rxe")
+    print(f"{e['vcpus']:<5} {name:22} " + " ".join(f"{cell(e, d):26}" for d in drivers) + f" {r}")
 # The link's limits against vrnic's best figures.
 by = {(e["vcpus"], e["metric"]): e for e in table}
 for smp in sorted({e["vcpus"] for e in table}):

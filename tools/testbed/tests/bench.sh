@@ -4,7 +4,9 @@
 # each round too.  host0 serves, host1 measures; host1 writes
 # $VRNIC_OUT/bench.txt lines "round driver metric value unit", and per
 # round and driver the counters that tell reordering and loss apart:
-# "round driver ctr:NAME value count".
+# "round driver ctr:NAME value count".  A driver "vrnic+NAME=VALUE,..." is
+# vrnic with those module parameters set after its load (a variant to
+# compare in the same run, under its own name).
 . tools/testbed/guest-lib.sh
 N=${BENCH_ITERS:-2000}
 R=${BENCH_ROUNDS:-3}
@@ -22,7 +24,7 @@ perf() {
 	local name=$1 tool=$2
 	want "$name" || return 0
 	shift 2
-	tb_client_server "bench/$round/$drv/$name" 300 18515 "$tool $* " "$tool $* $server" |
+	tb_client_server "bench/$round/${drv//[^a-zA-Z0-9_-]/_}/$name" 300 18515 "$tool $* " "$tool $* $server" |
 		awk '/^ *[0-9]+ +[0-9]+ +[0-9.]+/ { row = $0 } END { print row }'
 }
 
@@ -59,7 +61,14 @@ for ((round = 1; round <= R; round++)); do
 	drivers=${BENCH_DRIVERS:-vrnic rxe}
 	((round % 2 == 0)) && drivers=$(echo "$drivers" | awk '{ for (i = NF; i > 0; i--) printf "%s ", $i }')
 	for drv in $drivers; do
-		dev=$(tb_rdma_dev "$drv")
+		base=${drv%%+*}
+		dev=$(tb_rdma_dev "$base")
+		if [ "$base" != "$drv" ]; then
+			IFS=, read -ra kvs <<<"${drv#*+}"
+			for kv in "${kvs[@]}"; do
+				echo "${kv#*=}" >"/sys/module/rdma_$base/parameters/${kv%%=*}"
+			done
+		fi
 		gid=$(tb_gid_index "$dev")
 		pt="-d $dev -x $gid -F"
 		# ib_*_bw rows: bytes iters peak_MBps avg_MBps Mpps
@@ -88,8 +97,8 @@ for ((round = 1; round <= R; round++)); do
 				while read -r c v; do emit "ctr:$c" "$v" count; done
 		fi
 		rdma link delete "$dev"
-		if [ "$drv" = vrnic ]; then rmmod rdma_vrnic; else modprobe -r rdma_rxe; fi
-		tb_barrier "unloaded-$round-$drv"
+		if [ "$base" = vrnic ]; then rmmod rdma_vrnic; else modprobe -r rdma_rxe; fi
+		tb_barrier "unloaded-$round-${drv//[^a-zA-Z0-9_-]/_}"
 	done
 done
 [ "$VRNIC_HOST" -eq 1 ] && cat "$out"
