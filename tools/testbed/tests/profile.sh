@@ -5,9 +5,6 @@
 # guests kept one or two samples of thousands).  Each host writes
 # $VRNIC_OUT/profile.txt: the top 40 by share of samples.  PROFILE_TOOL and
 # PROFILE_ARGS choose the perftest (ib_write_bw, "-s 65536 -n 2000").
-# PROFILE_FUNCS="F1 F2 ...": kernel functions timed as well (a kprobe and
-# a kretprobe each; not recursive ones): each one's calls, mean and
-# total nanoseconds go to the end of profile.txt.
 . tools/testbed/guest-lib.sh
 drv=${PROFILE_DRIVER:-vrnic}
 tool=${PROFILE_TOOL:-ib_write_bw}
@@ -17,17 +14,11 @@ dev=$(tb_rdma_dev "$drv")
 gid=$(tb_gid_index "$dev")
 pt="-d $dev -x $gid -F $args"
 raw=$VRNIC_OUT/profile.raw
-prog='BEGIN { printf("Tracing\n"); }
+bpftrace -e 'BEGIN { printf("Tracing\n"); }
 profile:hz:499 {
 	if (reg("ip") >= 0xffff800000000000) { @k[ksym(reg("ip"))] = count(); }
 	else { @u[comm] = count(); }
-}'
-for f in ${PROFILE_FUNCS:-}; do
-	prog+="
-kprobe:$f { @t0_$f[tid] = nsecs; }
-kretprobe:$f /@t0_$f[tid]/ { @f[\"$f\"] = stats(nsecs - @t0_$f[tid]); delete(@t0_$f[tid]); }"
-done
-bpftrace -e "$prog" >"$raw" 2>&1 &
+}' >"$raw" 2>&1 &
 bpid=$!
 for ((i = 0; i < 600; i++)); do
 	grep -q '^Tracing' "$raw" && break
@@ -46,13 +37,6 @@ awk -F': ' '/^@k\[/ { s = $1; sub(/^@k\[/, "", s); sub(/\]$/, "", s); n[s] += $2
 	/^@u\[/ { s = $1; sub(/^@u\[/, "", s); sub(/\]$/, "", s); n["(user) " s] += $2; t += $2 }
 	END { for (s in n) printf "%6.2f%%  %6d  %s\n", 100 * n[s] / t, n[s], s; printf "%6.2f%%  %6d  (all samples)\n", 100, t }' \
 	"$raw" | sort -k2,2nr | head -n 41 >"$VRNIC_OUT/profile.txt"
-if [ -n "${PROFILE_FUNCS:-}" ]; then
-	# @f[name]: count N, average A, total T (bpftrace's stats()).
-	awk '/^@f\[/ { s = $0; sub(/^@f\[/, "", s); sub(/\]:.*/, "", s);
-		r = $0; sub(/^[^]]*\]: /, "", r); gsub(/[^0-9]+/, " ", r); split(r, v, " ");
-		printf "  %-32s %8d calls %9d ns mean %12d ns total\n", s, v[1], v[2], v[3] }' \
-		"$raw" >>"$VRNIC_OUT/profile.txt"
-fi
 echo "== host $VRNIC_HOST: $tool $args over $drv"
 cat "$VRNIC_OUT/profile.txt"
 exit $rc
