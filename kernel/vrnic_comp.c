@@ -32,6 +32,34 @@ static const u32 vrnic_rnr_usec[32] = {
 /* A TCG guest is slow: no retransmit timer shorter than this. */
 #define VRNIC_RTO_MIN_US	5000
 
+/*
+ * The send window: unacknowledged PSNs a QP keeps in flight (see
+ * VRNIC_MAX_INFLIGHT).  A knob, as a NIC's outstanding-packet limit is a
+ * firmware setting: the bench measures what the link takes.
+ */
+static unsigned int vrnic_max_inflight = VRNIC_MAX_INFLIGHT;
+
+static int vrnic_max_inflight_set(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 1, VRNIC_MAX_INFLIGHT_LIMIT);
+}
+
+static const struct kernel_param_ops vrnic_max_inflight_ops = {
+	.set = vrnic_max_inflight_set,
+	.get = param_get_uint,
+};
+module_param_cb(max_inflight, &vrnic_max_inflight_ops, &vrnic_max_inflight, 0644);
+MODULE_PARM_DESC(max_inflight,
+		 "unacknowledged PSNs a QP keeps in flight, 1-"
+		 __stringify(VRNIC_MAX_INFLIGHT_LIMIT) " (default "
+		 __stringify(VRNIC_MAX_INFLIGHT) ")");
+
+/* The send window a QP opens to (read once per use). */
+u32 vrnic_comp_max_window(void)
+{
+	return READ_ONCE(vrnic_max_inflight);
+}
+
 static bool vrnic_adaptive_retrans = true;
 module_param_named(adaptive_retrans, vrnic_adaptive_retrans, bool, 0644);
 MODULE_PARM_DESC(adaptive_retrans,
@@ -604,7 +632,7 @@ void vrnic_comp_rx(struct vrnic_qp *qp, struct sk_buff *skb)
 		vrnic_comp_rtt_sample(qp);
 	if (progress) {
 		qp->comp.window = min_t(u32, 2 * qp->comp.window,
-					VRNIC_MAX_INFLIGHT);
+					vrnic_comp_max_window());
 		qp->comp.retry = qp->attr.retry_cnt;
 		qp->comp.nak_spent = false;
 		qp->comp.early = 0;

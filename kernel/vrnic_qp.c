@@ -1029,7 +1029,7 @@ static void vrnic_qp_enter(struct vrnic_qp *qp, enum ib_qp_state new)
 		if (qp->state == IB_QPS_RTR) {
 			qp->req.psn = qp->attr.sq_psn;
 			qp->comp.una = qp->attr.sq_psn;
-			qp->comp.window = VRNIC_MAX_INFLIGHT;
+			qp->comp.window = vrnic_comp_max_window();
 			qp->comp.retry = qp->attr.retry_cnt;
 			qp->comp.rnr_retry = qp->attr.rnr_retry;
 			qp->comp.heard = false;

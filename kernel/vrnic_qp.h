@@ -312,6 +312,8 @@ struct vrnic_qp {
  * each acknowledgment that makes progress (vrnic_comp.c).
  */
 #define VRNIC_MAX_INFLIGHT	64
+/* The most the max_inflight parameter allows: a quarter of a QP's receive bound. */
+#define VRNIC_MAX_INFLIGHT_LIMIT	1024
 
 enum {
 	VRNIC_QP_RUNNING,	/* a context is running the engines */
@@ -395,6 +397,7 @@ void vrnic_comp_rx(struct vrnic_qp *qp, struct sk_buff *skb);
 void vrnic_comp_timeout(struct vrnic_qp *qp);
 void vrnic_comp_retire(struct vrnic_qp *qp);
 void vrnic_comp_arm(struct vrnic_qp *qp);
+u32 vrnic_comp_max_window(void);
 /*
  * The retransmit timer in microseconds: the QP's @timeout (IBA 9.7.6.1.3),
  * or sooner, when @adaptive and an estimate is known, after SRTT + 4

@@ -6,6 +6,15 @@ k=$VRNIC_KERNEL
 tb_modprobe ib_core ib_uverbs rdma_ucm udp_tunnel ip6_udp_tunnel
 tb_check "module/$k/insmod" insmod "$VRNIC_KMOD/rdma_vrnic.ko"
 tb_check "module/$k/listed" grep -q '^rdma_vrnic ' /proc/modules
+# max_inflight (the send window) takes 1 to 1024 and refuses the rest,
+# keeping its value.
+p=/sys/module/rdma_vrnic/parameters/max_inflight
+tb_check "module/$k/max-inflight-default" test "$(cat $p)" = 64
+tb_check "module/$k/max-inflight-set" bash -c "echo 128 >$p && test \$(cat $p) = 128"
+for bad in 0 1025 -1 x; do
+	tb_check "module/$k/max-inflight-refuses-$bad" bash -c "! echo $bad 2>/dev/null >$p && test \$(cat $p) = 128"
+done
+echo 64 >$p
 
 port_state() { rdma link show vrnic0/1 | sed -n 's/.* state \([A-Z]*\) .*/\1/p'; }
 wait_state() {
