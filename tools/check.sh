@@ -628,7 +628,7 @@ sj_one-a() {
 	[ -n "${CHECK_NETEM_BYTES:-}" ] && netem=5400 tmo=7800
 	mapfile -t sz < <(stock_sizes)
 	local veth=""
-	# Across veth: make check runs it in the debug kernel (debug/one-a).
+	# Across veth: make check runs it in stock/wire's boot.
 	[ "$tier" = full ] && veth=conformance-veth:300
 	dsuite stock/one-a one "$tmo" module-load:120 conformance:300 conformance-samens:300 $veth \
 		netns:300 netns-race:300 \
@@ -647,10 +647,15 @@ sj_one-b() {
 # The suite across a wire, as in the debug kernel (dj_wire).
 sj_wire() {
 	local -a f=()
-	# make check: Hostile/* (one device's own queues and commands) in
-	# stock/one-a's loopback run only.
-	[ "$tier" = check ] && f=(--env 'CONFORMANCE_SKIP_WIRE=Hostile/*')
-	dsuite stock/wire wire 900 conformance-wire:600 -- "${kenv[@]}" "${f[@]}" \
+	local veth=""
+	# make check: the suite across veth too, in this boot (check-full
+	# runs it in stock/one-a), and Hostile/* (one device's own queues
+	# and commands) in stock/one-a's loopback run only.
+	if [ "$tier" = check ]; then
+		veth=conformance-veth:300
+		f=(--env 'CONFORMANCE_SKIP_WIRE=Hostile/*' --env 'CONFORMANCE_SKIP_VETH=Hostile/*')
+	fi
+	dsuite stock/wire wire 1200 $veth conformance-wire:600 -- "${kenv[@]}" "${f[@]}" \
 		--env VRNIC_DRIVER=vrnic
 }
 # The soak (full, CHECK_SOAK=1): netem's mixed case for 10 minutes,
