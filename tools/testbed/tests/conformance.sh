@@ -53,11 +53,11 @@ rdma link show
 # (rxe-deviations.txt, tb_gtest_xfail below).
 filter=${GTEST_FILTER:-*}
 if [ "$drv" = rxe ]; then
-	neg=$(grep -v '^#' tools/testbed/tests/rxe-deviations.txt | cut -d' ' -f1 | paste -sd:)
+	neg=$({ tb_deviations any run; tb_deviations any notrun | cut -d' ' -f1; } | paste -sd:)
 	[ -n "$neg" ] && filter=$(tb_gtest_exclude "$filter" "$neg")
 fi
 # CONFORMANCE_SKIP_<PATH> (vrnic, PATH in capitals): gtest patterns this
-# path's run leaves out because another run of the same guest covers
+# path's run leaves out because another run in the same kernel covers
 # them on a path where they differ in nothing: make check runs Hostile/*
 # (one device's own queues and commands) once per kernel, not once per
 # path.  They are not results here; the counts below leave them out.
