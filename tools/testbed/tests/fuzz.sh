@@ -201,7 +201,6 @@ before_after() {
 	return $rc
 }
 
-
 # client_psn: the client's QP (vrnic1) as rdma res shows it: cpsn, the
 # packets its requester has sent (drv_req_psn from its first PSN, sq-psn),
 # cmtu its path MTU; fails when it has no QP.

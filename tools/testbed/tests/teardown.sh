@@ -113,7 +113,6 @@ calibrate() {
 	return $rc
 }
 
-
 # start_traffic: vrnic-traffic from vrnic1 (ns1, the client) to vrnic0
 # (ns0, the server), B bytes of RDMA WRITE, each process with its own
 # deadline DL; returns once it is under way (traffic-under-way, a failure
