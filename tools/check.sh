@@ -71,6 +71,7 @@ step() { echo "== $* ($(( $(date +%s) - t0 )) s)"; }
 declare -A budget_check=(
 	[build/module-stock]=180 [build/userspace]=900
 	[host/scan-log]=60 [host/install]=300 [host/ctest]=120 [host/intree]=600
+	[host/layering-test]=40 [host/layering]=30 [host/checkpatch-test]=30 [host/checkpatch]=150
 	[build/kmod-stock]=240 [build/kmod-debug]=300
 	[build/debug-kernel]=1800
 	[stock/log-scan-catches-warn]=90 [stock/rxe]=600
@@ -216,6 +217,30 @@ if timed host/scan-log tools/testbed/tests/host/scan-log-test.sh \
 else
 	record FAIL host/testbed-scan-log "$out/host-scan-log.log"
 fi
+# The layering of kernel/ (kernel/LAYERS, issue 15): the checker's
+# self-test on a synthetic tree (gcc -c, no kernel), then the check of
+# kernel/ with the objects build/module-stock left in it (Kbuild builds
+# the module in place; rdma_vrnic.mod lists its objects).
+if timed host/layering-test tools/testbed/tests/host/layering-test.sh \
+	>"$out/host-layering-test.log" 2>&1; then
+	record PASS host/layering-test
+else
+	record FAIL host/layering-test "$out/host-layering-test.log"
+fi
+host_layering() {
+	if ! [ -f kernel/LAYERS ]; then
+		record FAIL host/layering "kernel/LAYERS missing"
+	elif [ "$stock_ko_built" != 1 ]; then
+		record FAIL host/layering "no objects: build/module-stock failed"
+	elif python3 tools/testbed/tests/host/layering.py --kernel kernel --objdir kernel \
+		>"$out/host-layering.log" 2>&1; then
+		record PASS host/layering
+	else
+		record FAIL host/layering "$(tail -n1 "$out/host-layering.log"): $out/host-layering.log"
+		grep -v '^ ' "$out/host-layering.log" | head -n 10 | sed 's/^/    /'
+	fi
+}
+timed host/layering host_layering
 # make install into a staging tree and dkms confined to a temporary tree
 # (not in quick); the in-tree build (kernel/ as drivers/infiniband/sw/vrnic
 # in the debug kernel's source) runs in the debug lane, once that kernel
@@ -455,6 +480,34 @@ host_intree() {
 	host_install intree intree
 }
 
+# checkpatch.pl --strict (the debug kernel's source has it) over every
+# .c and .h of kernel/, against tools/testbed/checkpatch-exceptions.txt;
+# its self-test first.  Every tier, in the debug lane once that kernel is
+# there (quick's after its KUnit run): on a fresh machine the source
+# appears only when the debug kernel is built.
+host_checkpatch() {
+	local cp
+	want host/checkpatch || return 0
+	cp=$(readlink -f "$(tail -n1 "$out/debug-kernel.path" 2>/dev/null)/build/source" 2>/dev/null)/scripts/checkpatch.pl
+	if [ "$(cat "$out/debug-kernel.rc" 2>/dev/null)" != 0 ] || ! [ -f "$cp" ]; then
+		record SKIP host/checkpatch "no kernel source: build/debug-kernel failed"
+		return 0
+	fi
+	if CHECKPATCH=$cp timed host/checkpatch-test tools/testbed/tests/host/checkpatch-test.sh \
+		>"$out/host-checkpatch-test.log" 2>&1; then
+		record PASS host/checkpatch-test
+	else
+		record FAIL host/checkpatch-test "$out/host-checkpatch-test.log"
+	fi
+	if timed host/checkpatch python3 tools/testbed/tests/host/checkpatch.py --checkpatch "$cp" \
+		>"$out/host-checkpatch.log" 2>&1; then
+		record PASS host/checkpatch
+	else
+		record FAIL host/checkpatch "$(tail -n1 "$out/host-checkpatch.log"): $out/host-checkpatch.log"
+		grep -v '^checkpatch: ' "$out/host-checkpatch.log" | head -n 20 | sed 's/^/    /'
+	fi
+}
+
 # debug_modules: wait for the debug kernel, then the in-tree build and
 # the debug modules; fails if the kernel or the modules failed (their
 # FAIL recorded, kmod-debug.rc 1: the queue drops the debug jobs).
@@ -476,14 +529,16 @@ debug_modules() {
 	[ "$tier" != quick ] && host_intree
 	kmod_step debug "$kd/build"
 }
-# debug_lane: the debug modules, quick's KUnit run, then jobs from the
-# queue (none in quick; either kernel's in check, so a failed debug build
-# still leaves this lane the stock jobs).
+# debug_lane: the debug modules, quick's KUnit run, checkpatch, then jobs
+# from the queue (none in quick; either kernel's in check, so a failed
+# debug build still leaves this lane the stock jobs, and the stock lane
+# takes debug jobs while checkpatch runs).
 debug_lane() {
 	if debug_modules && [ "$tier" = quick ]; then
 		kenv=("${debug_kenv[@]}")
 		dsuite debug/quick one 600 kunit:300 -- "${kenv[@]}" "${debug_common[@]}"
 	fi
+	host_checkpatch
 	run_jobs debug
 }
 
