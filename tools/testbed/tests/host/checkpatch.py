@@ -6,10 +6,10 @@
 
 Runs checkpatch.pl --no-tree --strict --terse --show-types -f on every .c
 and .h under DIR (default kernel; every depth, tests/ and hw/ too; not the
-generated *.mod.c), from DIR's parent, so that the paths it sees are
-kernel/...  A finding is a file and a checkpatch type (not a line: lines
-move).  FILE (default tools/testbed/checkpatch-exceptions.txt) keeps the
-deliberate ones, one a line:
+generated *.mod.c), with the paths it sees kernel/...  A finding is a
+file and a checkpatch type (not a line: lines move).  FILE (default
+tools/testbed/checkpatch-exceptions.txt) keeps the deliberate ones, one a
+line:
 
   <glob relative to kernel/>  <TYPE>  <reason>
 
@@ -29,6 +29,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 
 FINDING_RE = re.compile(r"^(.+?):(\d+): (ERROR|WARNING|CHECK):([A-Z0-9_]+): (.*)$")
 
@@ -118,9 +119,14 @@ def main():
     if not files:
         print(f"checkpatch: no .c or .h under {a.kernel}")
         return 2
-    res = subprocess.run(["perl", cp, "--no-tree", "--strict", "--terse", "--show-types",
-                          "--color=never", "-f"] + [f"{kname}/{f}" for f in files],
-                         cwd=os.path.dirname(kdir), capture_output=True, text=True)
+    # From a folder of its own holding only a link to kdir: checkpatch
+    # sees kernel/... paths, and finding no .git there, writes no
+    # .checkpatch-camelcase.git.* cache into the checkout.
+    with tempfile.TemporaryDirectory() as cwd:
+        os.symlink(kdir, os.path.join(cwd, kname))
+        res = subprocess.run(["perl", cp, "--no-tree", "--strict", "--terse", "--show-types",
+                              "--color=never", "-f"] + [f"{kname}/{f}" for f in files],
+                             cwd=cwd, capture_output=True, text=True)
     # findings[(file, type)] = [(line, level, message)]
     findings = {}
     for line in res.stdout.splitlines():
