@@ -12,7 +12,7 @@
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
-#include "vrnic_fault.h"
+#include "probe/vrnic_fault.h"
 #include "hw/model.h"
 
 /* librxe accepts only the rxe uverbs ABI version (providers/rxe). */
@@ -122,7 +122,7 @@ struct vrnic_dev {
 	atomic_t		num_srq;
 	atomic_t		num_ah;
 
-	spinlock_t		atomic_lock;
+	spinlock_t		atomic_lock;	/* atomics on host memory */
 	atomic64_t		cnt[VRNIC_CNT_COUNT];
 	bool			net_ok;
 	struct net		*net;
@@ -147,32 +147,5 @@ static inline struct vrnic_dev *to_vdev(struct ib_device *ibdev)
 	ibdev_dbg(&(vdev)->ibdev, "%s: " fmt, __func__, ##__VA_ARGS__)
 #define vrnic_warn_ratelimited(vdev, fmt, ...) \
 	ibdev_warn_ratelimited(&(vdev)->ibdev, fmt, ##__VA_ARGS__)
-
-/* vrnic_main.c */
-enum ib_mtu vrnic_active_mtu(struct vrnic_dev *vdev);
-
-/* vrnic_verbs.c */
-int vrnic_register(struct vrnic_dev *vdev, const char *name);
-
-/* vrnic_stats.c */
-struct rdma_hw_stats *vrnic_alloc_hw_port_stats(struct ib_device *ibdev,
-					      u32 port_num);
-int vrnic_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
-		       u32 port, int index);
-void vrnic_stats_init(void);
-
-/* vrnic_sysfs.c */
-extern const struct attribute_group vrnic_model_group;
-void vrnic_sysfs_init(void);
-
-/* vrnic_mr.c: every DMA of the engine, costed by the model */
-void vrnic_dma_account(struct vrnic_dev *vdev, enum vrnic_dma_dir dir, u32 len,
-		       enum vrnic_dma_kind kind);
-
-/* vrnic_main.c */
-struct workqueue_struct;
-extern struct workqueue_struct *vrnic_wq;
-void vrnic_dev_unlist(struct vrnic_dev *vdev);
-void vrnic_dev_release_net(struct vrnic_dev *vdev);
 
 #endif /* VRNIC_H */

@@ -71,28 +71,4 @@ static inline u32 vrnic_key_index(u32 key)
 	return key >> 8;
 }
 
-struct ib_mr *vrnic_get_dma_mr(struct ib_pd *ibpd, int access);
-struct ib_mr *vrnic_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
-				u64 iova, int access, struct ib_udata *udata);
-struct ib_mr *vrnic_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
-			     u32 max_num_sg);
-int vrnic_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
-		    unsigned int *sg_offset);
-int vrnic_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
-
-struct vrnic_mr *vrnic_mr_get(struct vrnic_dev *vdev, u32 key);
-struct vrnic_mr *vrnic_mr_try(struct vrnic_mr *mr, u32 key);
-void vrnic_mr_retire(struct vrnic_mr *mr);
-void vrnic_mr_cache_access(struct vrnic_dev *vdev, u32 key, u32 pages);
-void vrnic_mr_uncache(struct vrnic_dev *vdev, u32 key);
-void vrnic_mr_put(struct vrnic_mr *mr);
-int vrnic_mr_check(struct vrnic_mr *mr, struct ib_pd *pd, int access,
-		   u64 iova, u64 len);
-int vrnic_mr_copy(struct vrnic_dev *vdev, struct vrnic_mr *mr, u64 iova,
-		  void *buf, u32 len, enum vrnic_dma_dir dir);
-struct rxe_sge;
-int vrnic_sge_copy(struct vrnic_dev *vdev, struct ib_pd *pd,
-		   const struct rxe_sge *sge, u32 num_sge, u32 offset,
-		   void *buf, u32 len, int access, enum vrnic_dma_dir dir);
-
 #endif /* VRNIC_MR_H */

@@ -9,14 +9,15 @@
 #define VRNIC_QP_H
 
 #include <linux/completion.h>
+#include <linux/lockdep.h>
 #include <linux/refcount.h>
 #include <linux/spinlock.h>
 #include <rdma/ib_verbs.h>
 
 #include "hw/doorbell.h"
-#include "vrnic_net.h"
-#include "vrnic_psn.h"
-#include "vrnic_queue.h"
+#include "net/vrnic_net.h"
+#include "wire/vrnic_psn.h"
+#include "obj/vrnic_queue.h"
 
 struct vrnic_cq;
 struct vrnic_dev;
@@ -151,7 +152,7 @@ static inline bool vrnic_replay_read_match(const struct vrnic_rd_replay *r,
  */
 struct vrnic_wq {
 	struct vrnic_queue	queue;
-	spinlock_t		lock;
+	spinlock_t		lock;		/* kernel producers, the flush */
 	u32			max_sge;
 	u32			max_inline;
 };
@@ -205,7 +206,7 @@ struct vrnic_qp {
 	struct ib_qp		ibqp;
 	struct vrnic_qp_ref	*ref;
 
-	spinlock_t		state_lock;
+	spinlock_t		state_lock;	/* @state, @attr, @addr_seq's writers */
 	enum ib_qp_state	state;
 	struct ib_qp_attr	attr;
 	seqcount_spinlock_t	addr_seq;
@@ -321,6 +322,17 @@ enum {
 	VRNIC_QP_HOLD,		/* modify_qp waits for them: none starts */
 };
 
+/*
+ * The single-runner rule (exec/vrnic_exec.c): a QP's engines run only
+ * with VRNIC_QP_RUNNING taken, by one context at a time, so they share
+ * the QP's engine state without a lock.  Each engine's entry points check
+ * it where lockdep is on (the debug kernel).
+ */
+static inline void vrnic_engines_assert_held(struct vrnic_qp *qp)
+{
+	lockdep_assert(test_bit(VRNIC_QP_RUNNING, &qp->engine));
+}
+
 /* Compare-and-swap or fetch-and-add: one PSN, answered by an atomic ACK. */
 static inline bool vrnic_wr_is_atomic(u32 opcode)
 {
@@ -368,60 +380,5 @@ enum vrnic_retransmit_reason {
 	VRNIC_RETX_RNR_NAK,		/* after an RNR NAK's delay */
 	VRNIC_RETX_LOST_RESPONSE,	/* a later response: implied NAK */
 };
-
-const char *vrnic_qp_state_name(enum ib_qp_state state);
-enum ib_wc_opcode vrnic_wr_wc_opcode(u32 wr_opcode);
-int vrnic_qp_modify_check(const struct ib_device_attr *dattr,
-			  enum ib_qp_state state, enum ib_qp_type type,
-			  const struct ib_qp_attr *attr, int mask);
-struct vrnic_qp *vrnic_qp_get(struct vrnic_dev *vdev, u32 qpn);
-struct vrnic_qp *vrnic_qp_ref_try(struct vrnic_qp_ref *ref);
-void vrnic_qp_ref_put(struct vrnic_qp_ref *ref);
-void vrnic_qp_ref_retire(struct vrnic_qp_ref *ref);
-bool vrnic_qp_addr_ok(struct vrnic_qp *qp, const struct sk_buff *skb);
-void vrnic_qp_put(struct vrnic_qp *qp);
-void vrnic_qp_error(struct vrnic_qp *qp, enum vrnic_qp_cause cause);
-void vrnic_qp_rx(struct vrnic_qp *qp, struct sk_buff *skb);
-void vrnic_qp_schedule(struct vrnic_qp *qp);
-void vrnic_qp_complete(struct vrnic_qp *qp, struct vrnic_cq *cq,
-		       const struct ib_wc *wc, bool solicited);
-
-/* vrnic_req.c, vrnic_resp.c, vrnic_comp.c: run from the QP's work */
-bool vrnic_req_run(struct vrnic_qp *qp, unsigned int budget);
-void vrnic_qpc_access(struct vrnic_dev *vdev, u32 qpn);
-void vrnic_qp_pace(struct vrnic_qp *qp, u64 wait_ns);
-void vrnic_resp_rx(struct vrnic_qp *qp, struct sk_buff *skb);
-bool vrnic_resp_read_pending(struct vrnic_qp *qp);
-void vrnic_resp_flush_ack(struct vrnic_qp *qp);
-void vrnic_comp_rx(struct vrnic_qp *qp, struct sk_buff *skb);
-void vrnic_comp_timeout(struct vrnic_qp *qp);
-void vrnic_comp_retire(struct vrnic_qp *qp);
-void vrnic_comp_arm(struct vrnic_qp *qp);
-u32 vrnic_comp_max_window(void);
-/*
- * The retransmit timer in microseconds: the QP's @timeout (IBA 9.7.6.1.3),
- * or sooner, when @adaptive and an estimate is known, after SRTT + 4
- * RTTVAR, doubled for each of @early expiries in a row (see vrnic_comp.c).
- */
-u64 vrnic_comp_rto_us(u8 timeout, bool adaptive, u32 srtt_us, u32 rttvar_us,
-		      u32 early);
-void vrnic_rtt_update(u32 *srtt_us, u32 *rttvar_us, u64 sample_us);
-void vrnic_comp_sent(struct vrnic_qp *qp, u32 psn);
-struct sk_buff *vrnic_pkt_build(struct vrnic_qp *qp, u8 opcode, u32 psn,
-				u32 dst_qpn, u32 paylen, bool ackreq, bool se);
-int vrnic_pkt_send(struct vrnic_qp *qp, struct sk_buff *skb,
-		   const struct rdma_ah_attr *av, u32 dst_qpn);
-
-int vrnic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
-		    struct ib_udata *udata);
-int vrnic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
-		    struct ib_udata *udata);
-int vrnic_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
-		   struct ib_qp_init_attr *init);
-int vrnic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
-int vrnic_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
-		    const struct ib_send_wr **bad_wr);
-int vrnic_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
-		    const struct ib_recv_wr **bad_wr);
 
 #endif /* VRNIC_QP_H */

@@ -12,7 +12,7 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/uverbs_ioctl.h>
 
-#include "vrnic_queue.h"
+#include "obj/vrnic_queue.h"
 
 struct vrnic_ucontext {
 	struct ib_ucontext	ibuc;
@@ -53,7 +53,7 @@ struct vrnic_ah {
  */
 struct vrnic_cq {
 	struct ib_cq		ibcq;
-	spinlock_t		lock;
+	spinlock_t		lock;		/* producers, resize */
 	struct vrnic_queue	queue;
 	u8			notify;
 	bool			overflowed;
@@ -69,7 +69,7 @@ struct vrnic_cq {
  */
 struct vrnic_srq {
 	struct ib_srq		ibsrq;
-	spinlock_t		lock;
+	spinlock_t		lock;		/* consumers, post_srq_recv */
 	struct vrnic_queue	queue;
 	u32			max_sge;
 	u32			limit;
@@ -101,30 +101,5 @@ static inline size_t vrnic_recv_wqe_size(u32 max_sge)
 {
 	return sizeof(struct rxe_recv_wqe) + max_sge * sizeof(struct rxe_sge);
 }
-
-/* vrnic_cq.c */
-int vrnic_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-		    struct ib_udata *udata);
-int vrnic_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
-int vrnic_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
-int vrnic_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
-int vrnic_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
-int vrnic_cq_post(struct vrnic_cq *cq, const struct ib_wc *wc, bool solicited);
-
-/* vrnic_srq.c */
-int vrnic_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
-		     struct ib_udata *udata);
-int vrnic_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
-		     enum ib_srq_attr_mask mask, struct ib_udata *udata);
-int vrnic_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
-int vrnic_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
-int vrnic_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
-			const struct ib_recv_wr **bad_wr);
-
-/* vrnic_restrack.c: driver detail for rdma res show ... -dd */
-struct sk_buff;
-int vrnic_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
-int vrnic_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr);
-int vrnic_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq);
 
 #endif /* VRNIC_VERBS_H */

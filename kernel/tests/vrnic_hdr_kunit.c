@@ -14,8 +14,8 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
-#include "../vrnic_hdr.h"
-#include "../vrnic_opcode.h"
+#include "wire/vrnic_hdr.h"
+#include "wire/vrnic_opcode.h"
 
 /* KUNIT_EXPECT_MEMEQ() arrived in 6.2; Debian 12's 6.1 is the target. */
 #define EXPECT_BYTES_EQ(test, got, want, n)				\

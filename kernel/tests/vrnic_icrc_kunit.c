@@ -21,9 +21,9 @@
 #include <linux/string.h>
 #include <asm/unaligned.h>
 
-#include "../vrnic_hdr.h"
-#include "../vrnic_icrc.h"
-#include "../vrnic_opcode.h"
+#include "wire/vrnic_hdr.h"
+#include "wire/vrnic_icrc.h"
+#include "wire/vrnic_opcode.h"
 
 struct rxe_packet {
 	const char *name;

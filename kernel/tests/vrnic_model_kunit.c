@@ -17,9 +17,9 @@
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 
-#include "../hw/model.h"
-#include "../hw/cam.h"
-#include "../hw/pcie.h"
+#include "hw/model.h"
+#include "hw/cam.h"
+#include "hw/pcie.h"
 
 struct pcie_bw_case {
 	const char *name;

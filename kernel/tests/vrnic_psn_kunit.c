@@ -9,7 +9,7 @@
 #include <kunit/test.h>
 #include <linux/string.h>
 
-#include "../vrnic_psn.h"
+#include "wire/vrnic_psn.h"
 
 #define MAXPSN	0xffffff
 #define HALF	0x800000

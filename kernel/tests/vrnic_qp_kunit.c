@@ -15,9 +15,13 @@
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
-#include "../vrnic.h"
-#include "../vrnic_mr.h"
-#include "../vrnic_qp.h"
+#include "vrnic.h"
+#include "vrnic_mr.h"
+#include "vrnic_qp.h"
+#include "engine/vrnic_comp.h"
+#include "mem/vrnic_mem.h"
+#include "obj/vrnic_qp_obj.h"
+#include "verbs/vrnic_qp_verbs.h"
 
 static const struct ib_device_attr test_dattr = {
 	.max_qp_rd_atom = VRNIC_MAX_RD_ATOMIC,
@@ -62,12 +66,25 @@ static void retry_8(struct ib_qp_attr *a) { a->retry_cnt = 8; }
 static void rnr_retry_8(struct ib_qp_attr *a) { a->rnr_retry = 8; }
 static void timeout_32(struct ib_qp_attr *a) { a->timeout = 32; }
 static void mtu_8192(struct ib_qp_attr *a) { a->path_mtu = 6; }
-static void mtu_0(struct ib_qp_attr *a) { a->path_mtu = 0; }
+static void mtu_0(struct ib_qp_attr *a)
+{
+	a->path_mtu = 0;
+}
+
 static void port_2(struct ib_qp_attr *a) { a->port_num = 2; }
 static void pkey_1(struct ib_qp_attr *a) { a->pkey_index = 1; }
 static void rnr_timer_32(struct ib_qp_attr *a) { a->min_rnr_timer = 32; }
-static void rd_atomic_big(struct ib_qp_attr *a) { a->max_rd_atomic = VRNIC_MAX_RD_ATOMIC + 1; }
-static void dest_rd_atomic_big(struct ib_qp_attr *a) { a->max_dest_rd_atomic = VRNIC_MAX_RD_ATOMIC + 1; }
+
+static void rd_atomic_big(struct ib_qp_attr *a)
+{
+	a->max_rd_atomic = VRNIC_MAX_RD_ATOMIC + 1;
+}
+
+static void dest_rd_atomic_big(struct ib_qp_attr *a)
+{
+	a->max_dest_rd_atomic = VRNIC_MAX_RD_ATOMIC + 1;
+}
+
 static void cur_wrong(struct ib_qp_attr *a) { a->cur_qp_state = IB_QPS_RTR; }
 
 static const struct qp_case qp_cases[] = {

@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * vrnic: receive dispatch.  Every packet from the wire is validated here
+ * before any engine sees it: ICRC, headers against the opcode table, the
+ * destination QP, its type and state, the source and destination address
+ * of connected QPs' packets, the Q_Key of datagrams.  What passes
+ * is queued on the QP and its work runs the responder or the completer.
+ *
+ * Copyright (c) 2026 The vrnic authors
+ */
+
+#include "vrnic.h"
+#include "vrnic_qp.h"
+#include "exec/vrnic_exec.h"
+#include "exec/vrnic_recv.h"
+#include "mem/vrnic_mem.h"
+#include "obj/vrnic_qp_obj.h"
+#include "probe/vrnic_mutate.h"
+#include "wire/vrnic_icrc.h"
+#include "wire/vrnic_pkt.h"
+
+static bool vrnic_transport_ok(struct vrnic_qp *qp, u8 opcode)
+{
+	switch (opcode & VRNIC_TRANSPORT_MASK) {
+	case VRNIC_TRANSPORT_RC:
+		return qp->ibqp.qp_type == IB_QPT_RC;
+	case VRNIC_TRANSPORT_UC:
+		return qp->ibqp.qp_type == IB_QPT_UC;
+	case VRNIC_TRANSPORT_UD:
+		return qp->ibqp.qp_type == IB_QPT_UD ||
+		       qp->ibqp.qp_type == IB_QPT_GSI;
+	default:
+		return false;
+	}
+}
+
+/* May @qp take this packet in its current state?  IBA 10.3.1 */
+static bool vrnic_state_ok(struct vrnic_qp *qp, u32 flags)
+{
+	enum ib_qp_state s = READ_ONCE(qp->state);
+
+	if (flags & VRNIC_OPF_REQ)
+		return s == IB_QPS_RTR || s == IB_QPS_RTS || s == IB_QPS_SQD ||
+		       s == IB_QPS_SQE;
+	return s == IB_QPS_RTS || s == IB_QPS_SQD || s == IB_QPS_SQE;
+}
+
+/**
+ * vrnic_recv - take one received packet
+ * @vdev:	the device whose netdev received it
+ * @skb:	skb->data at the BTH, the network header at the IP header;
+ *		consumed
+ *
+ * Context: softirq (or bottom halves disabled, for loopback).
+ */
+void vrnic_recv(struct vrnic_dev *vdev, struct sk_buff *skb)
+{
+	struct vrnic_pkt_hdrs h;
+	struct vrnic_pkt *pkt;
+	struct vrnic_qp *qp;
+	u32 qpn;
+
+	BUILD_BUG_ON(sizeof(struct vrnic_pkt) > sizeof(skb->cb));
+	vrnic_count(vdev, VRNIC_CNT_RX_PKTS);
+
+	if (skb_linearize(skb))
+		goto malformed;
+	if (!vrnic_mutant(icrc_skip) && vrnic_icrc_check(skb)) {
+		vrnic_count(vdev, VRNIC_CNT_RX_DROP_ICRC);
+		goto drop;
+	}
+	if (vrnic_parse_hdrs(skb->data, skb->len, &h))
+		goto malformed;
+
+	qpn = vrnic_bth_qpn(h.bth);
+	qp = vrnic_qp_get(vdev, qpn);
+	if (!qp) {
+		vrnic_count(vdev, VRNIC_CNT_RX_DROP_NO_QP);
+		goto drop;
+	}
+	if (!vrnic_transport_ok(qp, h.opcode)) {
+		vrnic_count(vdev, VRNIC_CNT_RX_DROP_MALFORMED);
+		goto drop_qp;
+	}
+	/*
+	 * IBA 10.9.3: the P_Key must match the port's one entry, the
+	 * default full-member 0xffff: its low 15 bits (either membership).
+	 */
+	if ((vrnic_bth_pkey(h.bth) & 0x7fff) != (VRNIC_DEFAULT_PKEY & 0x7fff)) {
+		vrnic_count(vdev, VRNIC_CNT_RX_DROP_PKEY);
+		goto drop_qp;
+	}
+	if (!vrnic_state_ok(qp, h.info->flags)) {
+		vrnic_count(vdev, VRNIC_CNT_RX_DROP_QP_STATE);
+		goto drop_qp;
+	}
+	if (!vrnic_qp_addr_ok(qp, skb)) {
+		vrnic_count(vdev, VRNIC_CNT_RX_DROP_ADDR);
+		goto drop_qp;
+	}
+	if (h.deth) {
+		u32 want = qp->ibqp.qp_type == IB_QPT_GSI ? VRNIC_GSI_QKEY :
+							   READ_ONCE(qp->attr.qkey);
+
+		if (vrnic_deth_qkey(h.deth) != want) {
+			vrnic_count(vdev, VRNIC_CNT_RX_DROP_QKEY);
+			goto drop_qp;
+		}
+	}
+
+	pkt = vrnic_pkt(skb);
+	pkt->opcode = h.opcode;
+	pkt->flags = h.info->flags;
+	pkt->psn = vrnic_bth_psn(h.bth);
+	pkt->hdr_len = h.hdr_len;
+	pkt->paylen = h.payload_len;
+	vrnic_qpc_access(vdev, qpn);
+	vrnic_qp_rx(qp, skb);
+	vrnic_qp_put(qp);
+	return;
+
+drop_qp:
+	vrnic_qp_put(qp);
+	goto drop;
+malformed:
+	vrnic_count(vdev, VRNIC_CNT_RX_DROP_MALFORMED);
+drop:
+	kfree_skb(skb);
+}
