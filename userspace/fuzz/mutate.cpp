@@ -481,182 +481,180 @@ void Generator::forge_headers(Rng &r, std::span<uint8_t> pkt, uint16_t hdrs) con
 		put_be32(k, rkey());		/* the rkey to invalidate */
 }
 
+/*
+ * A packet while build() makes it: what its stages decide, in the order
+ * they draw from its random stream (the order is the packet: any change to
+ * it changes every packet of every seed).
+ */
+struct Generator::Draft {
+	explicit Draft(uint64_t seed) : r(seed) {}
+
+	Rng r;
+	Packet p;
+	uint64_t round = 0;		/* the packet's round of classes */
+	bool valid = false;		/* to have a valid ICRC */
+	const Target *live = nullptr;	/* a live target, if there is one */
+	const Target *live_rc = nullptr; /* a live RC QP: they carry the traffic */
+	const Target *aim = nullptr;	/* a live RC QP the class aims at */
+	Bth b;
+	uint8_t op = 0;
+	unsigned payload = 0;
+	int extra = 0;			/* bytes added after the ICRC slot */
+	unsigned cut = ~0u;		/* truncate to this many bytes */
+	uint16_t hdrs = 0;		/* the extension headers laid out */
+};
+
+namespace {
+
+/* A QP number: 0, 1 (GSI), 0xffffff, the live QP's, its neighbour's, any. */
+uint32_t pick_qpn(Rng &r, const Target *live)
+{
+	const uint32_t k = r.below(20);
+	if (k == 0)
+		return 0;
+	if (k == 1)
+		return 1;
+	if (k == 2)
+		return 0xffffff;
+	if (k <= 10)	/* 40 %: a live QP */
+		return live ? live->qpn : r.below(64);
+	if (k == 11)
+		return live ? (live->qpn + 1) & kPsnMask : 2;
+	return r.below(1u << 24);
+}
+
+/*
+ * A PSN near the safety zone of @t's requests (or responses, @resp):
+ * behind it, ahead of it, half the PSN space away, a quarter behind; or
+ * any (also when there is no @t).
+ */
+uint32_t psn_near(const Config &cfg, Rng &r, const Target *t, bool resp)
+{
+	if (!t)
+		return r.below(1u << 24);
+	const uint32_t w = cfg.psn_window;
+	const uint32_t lo = resp ? t->sq_psn - cfg.psn_back : t->rq_psn;
+	const uint32_t hi = (resp ? t->sq_psn : t->rq_psn) + cfg.psn_guard;
+	switch (r.below(5)) {
+	case 0: return (lo - 1 - r.below(w)) & kPsnMask;	/* behind */
+	case 1: return (hi + r.below(w)) & kPsnMask;		/* ahead */
+	case 2: return (lo + (1u << 23) - w / 2 + r.below(w)) & kPsnMask;
+	case 3: return (lo - (1u << 22) + r.below(w)) & kPsnMask;
+	default: return r.below(1u << 24);
+	}
+}
+
+/* A payload size that suits opcode @o. */
+unsigned payload_for(const Config &cfg, Rng &r, uint8_t o)
+{
+	const OpcodeInfo &i = opcode_info(o);
+	if (i.flags & kOpAtomicWrite)
+		return 8;
+	if (!(i.flags & kOpPayload))
+		return 0;
+	/* Non-last packets carry a full MTU in the spec; keep small ones word sized. */
+	const unsigned n = r.below(4) ? r.below(65) : r.below(cfg.path_mtu + 1);
+	return (i.flags & kOpLast) ? n : n & ~3u;
+}
+
+/* The classes that aim at a live RC QP (any QP when none is given). */
+bool aims_at_live_rc(Klass k)
+{
+	return k == Klass::oversize || k == Klass::psn || k == Klass::rkey ||
+	       k == Klass::aeth || k == Klass::bad_icrc || k == Klass::pkey;
+}
+
+/* Header @h of @pkt (laid out with @hdrs), if there and its first word is. */
+uint8_t *header_at(std::span<uint8_t> pkt, uint16_t hdrs, Hdr h)
+{
+	const unsigned off = header_offset(hdrs, h);
+	return (hdrs & h) && off + 4 <= pkt.size() ? pkt.data() + off : nullptr;
+}
+
+} // namespace
+
 Packet Generator::build(uint64_t index, std::span<uint8_t> buf) const
 {
 	if (buf.size() < max_len_)
 		throw std::invalid_argument("packet buffer smaller than max_len()");
 	uint64_t mix = index;
-	Rng r(cfg_.seed * 0x9e3779b97f4a7c15ull ^ splitmix64(mix));
-	Packet p;
-	p.klass = klass_of(index);
-	const uint64_t round = index / turns_;
-	bool valid = r.chance(cfg_.valid_icrc);
+	Draft d(cfg_.seed * 0x9e3779b97f4a7c15ull ^ splitmix64(mix));
+	d.p.klass = klass_of(index);
+	d.round = index / turns_;
 
+	draft_common(d);
+	draft_class(d);
+	aim_psn(d);
+	std::span<uint8_t> pkt = lay_out(d, buf);
+	fill_headers(d, pkt);
+	finish(pkt, d.p, d.valid, d.r);
+	return d.p;
+}
+
+/* What every class starts from: the ICRC's fate, targets, a random BTH. */
+void Generator::draft_common(Draft &d) const
+{
+	Rng &r = d.r;
+
+	d.valid = r.chance(cfg_.valid_icrc);
 	/* A live target, if there is one, for the classes that aim at them. */
-	const Target *live = cfg_.targets.empty() ? nullptr :
-			     &cfg_.targets[r.below(cfg_.targets.size())];
-	/* The RC QPs carry the traffic the classes below aim at. */
-	const Target *live_rc = nullptr;
+	d.live = cfg_.targets.empty() ? nullptr :
+		 &cfg_.targets[r.below(cfg_.targets.size())];
+	/* The RC QPs carry the traffic the classes aim at. */
 	if (!rc_targets_.empty())
-		live_rc = &cfg_.targets[rc_targets_[r.below(rc_targets_.size())]];
-	auto pick_qpn = [&]() -> uint32_t {
-		const uint32_t k = r.below(20);
-		if (k == 0)
-			return 0;
-		if (k == 1)
-			return 1;
-		if (k == 2)
-			return 0xffffff;
-		if (k <= 10)	/* 40 %: a live QP */
-			return live ? live->qpn : r.below(64);
-		if (k == 11)
-			return live ? (live->qpn + 1) & kPsnMask : 2;
-		return r.below(1u << 24);
-	};
-	auto psn_near = [&](const Target *t, bool resp) -> uint32_t {
-		if (!t)
-			return r.below(1u << 24);
-		const uint32_t w = cfg_.psn_window;
-		const uint32_t lo = resp ? t->sq_psn - cfg_.psn_back : t->rq_psn;
-		const uint32_t hi = (resp ? t->sq_psn : t->rq_psn) + cfg_.psn_guard;
-		switch (r.below(5)) {
-		case 0: return (lo - 1 - r.below(w)) & kPsnMask;	/* behind */
-		case 1: return (hi + r.below(w)) & kPsnMask;		/* ahead */
-		case 2: return (lo + (1u << 23) - w / 2 + r.below(w)) & kPsnMask;
-		case 3: return (lo - (1u << 22) + r.below(w)) & kPsnMask;
-		default: return r.below(1u << 24);
-		}
-	};
-	const Target *aim = nullptr;	/* a live RC QP the class aims at */
+		d.live_rc = &cfg_.targets[rc_targets_[r.below(rc_targets_.size())]];
+	d.b.pkey = r.below(16) ? kDefaultPkey : uint16_t(r.below(1 << 16));
+	d.b.qpn = pick_qpn(r, d.live);
+	d.b.ackreq = r.below(2);
+	d.b.se = !r.below(4);
+	d.op = pick(r, all_known());
+}
 
-	Bth b;
-	b.pkey = r.below(16) ? kDefaultPkey : uint16_t(r.below(1 << 16));
-	b.qpn = pick_qpn();
-	b.ackreq = r.below(2);
-	b.se = !r.below(4);
-	uint8_t op = pick(r, all_known());
-	unsigned payload = 0;
-	int extra = 0;			/* bytes added after the ICRC slot */
-	unsigned cut = ~0u;		/* truncate to this many bytes */
-	auto payload_for = [&](uint8_t o) -> unsigned {
-		const OpcodeInfo &i = opcode_info(o);
-		if (i.flags & kOpAtomicWrite)
-			return 8;
-		if (!(i.flags & kOpPayload))
-			return 0;
-		/* Non-last packets carry a full MTU in the spec; keep small ones word sized. */
-		const unsigned n = r.below(4) ? r.below(65) : r.below(cfg_.path_mtu + 1);
-		return (i.flags & kOpLast) ? n : n & ~3u;
-	};
+/* The class's opcode, payload size and BTH fields. */
+void Generator::draft_class(Draft &d) const
+{
+	Rng &r = d.r;
+	Bth &b = d.b;
 
-	switch (p.klass) {
+	switch (d.p.klass) {
 	case Klass::opcode_sweep:
-		op = uint8_t(round);
-		payload = r.below(8) ? (opcode_known(op) ? payload_for(op) : r.below(65))
-				     : r.below(65);
+		d.op = uint8_t(d.round);
+		d.payload = r.below(8) ? (opcode_known(d.op) ? payload_for(cfg_, r, d.op)
+							     : r.below(65))
+				       : r.below(65);
 		b.psn = r.below(1u << 24);
 		if (!r.below(16))
 			b.tver = r.below(16);
 		break;
 	case Klass::truncated:
-		payload = payload_for(op);
+		d.payload = payload_for(cfg_, r, d.op);
 		b.psn = r.below(1u << 24);
-		cut = r.below(headers_length(opcode_info(op).hdrs) + kIcrcBytes);
+		d.cut = r.below(headers_length(opcode_info(d.op).hdrs) + kIcrcBytes);
 		break;
-	case Klass::bad_length: {
-		payload = payload_for(op);
-		b.psn = psn_near(find(b.qpn), opcode_info(op).flags & kOpResp);
-		switch (r.below(5)) {
-		case 0:		/* not a multiple of 4 */
-			extra = r.range(1, 3);
-			break;
-		case 1: {	/* pad count larger than payload + pad */
-			static const auto last = known_opcodes(kOpLast | kOpPayload);
-			op = pick(r, last);
-			payload = 0;
-			b.pad = r.range(1, 3);
-			break;
-		}
-		case 2: {	/* payload on an opcode that carries none */
-			static const auto none = known_opcodes(0, kOpPayload);
-			op = pick(r, none);
-			payload = 4 * r.range(1, 16);
-			break;
-		}
-		case 3: {	/* pad on a first or middle packet */
-			static const auto notlast = known_opcodes(kOpPayload, kOpLast);
-			op = pick(r, notlast);
-			payload = 4 * r.range(1, 16);
-			b.pad = r.range(1, 3);
-			break;
-		}
-		default:	/* ATOMIC WRITE with other than 8 bytes */
-			op = 0x1d;
-			payload = r.below(3) ? 4 * r.below(8) : 8;
-			if (payload == 8)
-				b.pad = r.range(1, 3);
-			break;
-		}
+	case Klass::bad_length:
+		draft_bad_length(d);
 		break;
-	}
-	case Klass::oversize: {
-		static const auto data = known_opcodes(kOpPayload, kOpAtomicWrite);
-		op = pick(r, data);
-		aim = live_rc;
-		const unsigned room = max_len_ - headers_length(opcode_info(op).hdrs) -
-				      kIcrcBytes;
-		/* Whole words, at least one more than the path MTU allows. */
-		const unsigned hi = room & ~3u;
-		const unsigned lo = std::min((cfg_.path_mtu + 4) & ~3u, hi);
-		payload = lo + 4 * r.below((hi - lo) / 4 + 1);
-		break;
-	}
+	case Klass::oversize:
 	case Klass::psn:
-		op = pick(r, rc_known());
-		aim = live_rc;
-		payload = payload_for(op);
+	case Klass::rkey:
+	case Klass::aeth:
+	case Klass::bad_icrc:
+	case Klass::pkey:
+		draft_aimed(d);
 		break;
 	case Klass::qpn:
-		payload = payload_for(op);
+		d.payload = payload_for(cfg_, r, d.op);
 		b.psn = r.below(1u << 24);
-		break;
-	case Klass::rkey: {
-		static const std::vector<uint8_t> keyed = {
-			0x06, 0x0a, 0x0b, 0x0c, 0x13, 0x14, 0x1c, 0x1d, 0x26, 0x2a, 0x2b,
-		};
-		op = pick(r, keyed);
-		aim = live_rc;
-		payload = payload_for(op);
-		break;
-	}
-	case Klass::aeth: {
-		static const std::vector<uint8_t> resp = {0x0d, 0x0f, 0x10, 0x11, 0x12};
-		op = pick(r, resp);
-		aim = live_rc;
-		payload = payload_for(op);
-		break;
-	}
-	case Klass::bad_icrc:
-		op = pick(r, rc_known());
-		aim = live_rc;
-		payload = payload_for(op);
-		valid = false;
 		break;
 	case Klass::ud_qkey:
-		op = r.below(2) ? 0x64 : 0x65;
-		b.qpn = r.below(2) ? 1 : pick_qpn();
-		payload = r.below(257);
+		d.op = r.below(2) ? 0x64 : 0x65;
+		b.qpn = r.below(2) ? 1 : pick_qpn(r, d.live);
+		d.payload = r.below(257);
 		b.psn = r.below(1u << 24);
 		break;
-	case Klass::pkey:
-		op = pick(r, rc_known());
-		aim = live_rc;
-		payload = payload_for(op);
-		b.pkey = r.below(4) ? uint16_t(r.below(0x7fff)) : uint16_t(0x7fff);
-		break;
 	case Klass::bth_bits:
-		payload = payload_for(op);
-		b.psn = psn_near(find(b.qpn), opcode_info(op).flags & kOpResp);
+		d.payload = payload_for(cfg_, r, d.op);
+		b.psn = psn_near(cfg_, r, find(b.qpn), opcode_info(d.op).flags & kOpResp);
 		if (r.below(2))
 			b.tver = r.range(1, 15);
 		b.resv8a = r.below(256);
@@ -664,38 +662,132 @@ Packet Generator::build(uint64_t index, std::span<uint8_t> buf) const
 		b.migreq = r.below(2);
 		break;
 	case Klass::forged:
-		forge(r, b, op, payload);
-		valid = true;
+		forge(r, b, d.op, d.payload);
+		d.valid = true;
 		break;
 	case Klass::count:
 		break;
 	}
-	if (aim) {
-		b.qpn = aim->qpn;
-		const bool resp = opcode_info(op).flags & kOpResp;
-		b.psn = p.klass == Klass::bad_icrc ? (resp ? aim->sq_psn : aim->rq_psn)
-						   : psn_near(aim, resp);
-	} else if (p.klass == Klass::oversize || p.klass == Klass::psn ||
-		   p.klass == Klass::rkey || p.klass == Klass::aeth ||
-		   p.klass == Klass::bad_icrc || p.klass == Klass::pkey) {
-		b.qpn = pick_qpn();	/* no live QP given: still exercise the class */
-		b.psn = r.below(1u << 24);
-	}
-	b.opcode = op;
-	if (p.klass != Klass::bad_length || b.pad == 0)
-		b.pad = (-payload) & 3;
+}
 
-	/* Lay the packet out: BTH, random extension headers, payload, pad, ICRC. */
-	const OpcodeInfo &info = opcode_info(op);
-	const uint16_t hdrs = info.name ? info.hdrs : uint16_t(r.below(256));
-	const unsigned hlen = headers_length(hdrs);
-	unsigned len = hlen + payload + ((-payload) & 3) + kIcrcBytes;
-	if (p.klass == Klass::bad_length && b.pad && payload == 0)
+/* Class bad_length: lengths, pads and opcodes that do not agree. */
+void Generator::draft_bad_length(Draft &d) const
+{
+	Rng &r = d.r;
+	Bth &b = d.b;
+
+	d.payload = payload_for(cfg_, r, d.op);
+	b.psn = psn_near(cfg_, r, find(b.qpn), opcode_info(d.op).flags & kOpResp);
+	switch (r.below(5)) {
+	case 0:		/* not a multiple of 4 */
+		d.extra = r.range(1, 3);
+		break;
+	case 1: {	/* pad count larger than payload + pad */
+		static const auto last = known_opcodes(kOpLast | kOpPayload);
+		d.op = pick(r, last);
+		d.payload = 0;
+		b.pad = r.range(1, 3);
+		break;
+	}
+	case 2: {	/* payload on an opcode that carries none */
+		static const auto none = known_opcodes(0, kOpPayload);
+		d.op = pick(r, none);
+		d.payload = 4 * r.range(1, 16);
+		break;
+	}
+	case 3: {	/* pad on a first or middle packet */
+		static const auto notlast = known_opcodes(kOpPayload, kOpLast);
+		d.op = pick(r, notlast);
+		d.payload = 4 * r.range(1, 16);
+		b.pad = r.range(1, 3);
+		break;
+	}
+	default:	/* ATOMIC WRITE with other than 8 bytes */
+		d.op = 0x1d;
+		d.payload = r.below(3) ? 4 * r.below(8) : 8;
+		if (d.payload == 8)
+			b.pad = r.range(1, 3);
+		break;
+	}
+}
+
+/*
+ * The classes that aim at a live RC QP (aims_at_live_rc()): the opcode,
+ * the payload size and what else the class changes; aim_psn() the QPN
+ * and PSN.
+ */
+void Generator::draft_aimed(Draft &d) const
+{
+	static const auto data = known_opcodes(kOpPayload, kOpAtomicWrite);
+	static const std::vector<uint8_t> keyed = {
+		0x06, 0x0a, 0x0b, 0x0c, 0x13, 0x14, 0x1c, 0x1d, 0x26, 0x2a, 0x2b,
+	};
+	static const std::vector<uint8_t> resp = {0x0d, 0x0f, 0x10, 0x11, 0x12};
+	const Klass k = d.p.klass;
+	const std::vector<uint8_t> &ops = k == Klass::oversize ? data :
+					  k == Klass::rkey ? keyed :
+					  k == Klass::aeth ? resp :
+					  rc_known();	/* psn, bad_icrc, pkey */
+	Rng &r = d.r;
+
+	d.op = pick(r, ops);
+	d.aim = d.live_rc;
+	if (k == Klass::oversize) {
+		const unsigned room = max_len_ - headers_length(opcode_info(d.op).hdrs) -
+				      kIcrcBytes;
+		/* Whole words, at least one more than the path MTU allows. */
+		const unsigned hi = room & ~3u;
+		const unsigned lo = std::min((cfg_.path_mtu + 4) & ~3u, hi);
+		d.payload = lo + 4 * r.below((hi - lo) / 4 + 1);
+		return;
+	}
+	d.payload = payload_for(cfg_, r, d.op);
+	if (k == Klass::bad_icrc)
+		d.valid = false;
+	if (k == Klass::pkey)
+		d.b.pkey = r.below(4) ? uint16_t(r.below(0x7fff)) : uint16_t(0x7fff);
+}
+
+/*
+ * The QPN and PSN of the classes that aim at a live RC QP: near the
+ * PSNs it expects, bad_icrc exactly those; without one, any.
+ */
+void Generator::aim_psn(Draft &d) const
+{
+	if (d.aim) {
+		d.b.qpn = d.aim->qpn;
+		const bool resp = opcode_info(d.op).flags & kOpResp;
+		d.b.psn = d.p.klass == Klass::bad_icrc
+			  ? (resp ? d.aim->sq_psn : d.aim->rq_psn)
+			  : psn_near(cfg_, d.r, d.aim, resp);
+	} else if (aims_at_live_rc(d.p.klass)) {
+		d.b.qpn = pick_qpn(d.r, d.live); /* no live QP given: still exercise the class */
+		d.b.psn = d.r.below(1u << 24);
+	}
+}
+
+/*
+ * Lay the packet out in @buf: BTH, random extension headers, payload, pad,
+ * ICRC, lengthened or cut as the class asks; the packet's bytes.
+ */
+std::span<uint8_t> Generator::lay_out(Draft &d, std::span<uint8_t> buf) const
+{
+	Bth &b = d.b;
+
+	b.opcode = d.op;
+	if (d.p.klass != Klass::bad_length || b.pad == 0)
+		b.pad = (-d.payload) & 3;
+
+	const OpcodeInfo &info = opcode_info(d.op);
+	d.hdrs = info.name ? info.hdrs : uint16_t(d.r.below(256));
+	const unsigned hlen = headers_length(d.hdrs);
+	unsigned len = hlen + d.payload + ((-d.payload) & 3) + kIcrcBytes;
+	if (d.p.klass == Klass::bad_length && b.pad && d.payload == 0)
 		len = hlen + kIcrcBytes;	/* pad bytes claimed but absent */
-	len += extra;
-	len = std::min({len, cut, max_len_});
+	len += d.extra;
+	len = std::min({len, d.cut, max_len_});
 	std::span<uint8_t> pkt = buf.first(len);
-	r.fill(pkt);
+	d.r.fill(pkt);
 	if (len >= kBthBytes)
 		write_bth(pkt.data(), b);
 	else if (len > 0) {
@@ -703,71 +795,87 @@ Packet Generator::build(uint64_t index, std::span<uint8_t> buf) const
 		write_bth(tmp.data(), b);
 		std::memcpy(pkt.data(), tmp.data(), len);
 	}
+	return pkt;
+}
 
-	/* Fill the headers the classes aim with. */
-	auto at = [&](Hdr h) -> uint8_t * {
-		const unsigned off = header_offset(hdrs, h);
-		return (hdrs & h) && off + 4 <= len ? pkt.data() + off : nullptr;
-	};
-	if (uint8_t *d = at(kHdrDeth); d && len >= kBthBytes + kDethBytes) {
-		const Target *t = find(b.qpn);
-		uint32_t qkey = t ? (t->type == QpType::gsi ? kGsiQkey : t->qkey)
-				  : uint32_t(r.next());
-		/*
-		 * Garbage MADs reach ib_mad, which logs each one: keep them
-		 * to one GSI packet in 16 so the console keeps up.
-		 */
-		if (t && t->type == QpType::gsi && r.below(16))
-			qkey ^= 1u << r.below(32);
-		if (p.klass == Klass::ud_qkey) {
-			switch (r.below(4)) {
-			case 0: qkey ^= 1u << r.below(32); break;
-			case 1: qkey = 0x80000000u | r.below(1u << 31); break;
-			case 2: qkey = t && t->type == QpType::gsi ? 0 : kGsiQkey; break;
-			default: qkey = ~qkey; break;
-			}
-		}
-		put_be32(d, qkey);
-		put_be32(d + 4, r.below(1u << 24));
-	}
-	if (p.klass == Klass::rkey) {
-		uint8_t *h = at(kHdrReth) ? at(kHdrReth) : at(kHdrAtmeth);
-		const unsigned hl = at(kHdrReth) ? kRethBytes : kAtmethBytes;
-		if (h && h + hl <= pkt.data() + len) {
-			static const std::array<uint64_t, 6> vas = {
-				0, ~0ull, ~0ull - 7, 1ull << 63, 0xffff800000000000ull, 4096,
-			};
-			uint64_t va = r.below(2) ? vas[r.below(vas.size())] : r.next();
-			if (!r.below(4))
-				va |= r.range(1, 7);	/* unaligned for atomics */
-			uint32_t rkey = !cfg_.rkeys.empty() && r.below(2)
-					? pick(r, cfg_.rkeys) : uint32_t(r.next());
-			put_be64(h, va);
-			put_be32(h + 8, rkey);
-			if (hl == kRethBytes) {
-				static const std::array<uint32_t, 5> lens = {
-					0, 1, 0x80000000u, 0xffffffffu, 4096,
-				};
-				put_be32(h + 12, r.below(2) ? lens[r.below(lens.size())]
-							    : uint32_t(r.next()));
-			}
-		}
-	}
-	if (uint8_t *a = at(kHdrAeth)) {
+/* Fill the headers the classes aim with; zero the pad. */
+void Generator::fill_headers(Draft &d, std::span<uint8_t> pkt) const
+{
+	const unsigned len = pkt.size();
+	const uint8_t pad = d.b.pad;
+
+	if (uint8_t *deth = header_at(pkt, d.hdrs, kHdrDeth);
+	    deth && len >= kBthBytes + kDethBytes)
+		fill_deth(d, deth);
+	if (d.p.klass == Klass::rkey)
+		fill_rkey(d, pkt);
+	if (uint8_t *a = header_at(pkt, d.hdrs, kHdrAeth)) {
 		/* Every class of syndrome: ACK, RNR NAK, reserved, NAK; resv bit. */
-		uint8_t syn = uint8_t(r.below(4) << 5 | r.below(32));
-		if (!r.below(8))
+		uint8_t syn = uint8_t(d.r.below(4) << 5 | d.r.below(32));
+		if (!d.r.below(8))
 			syn |= 0x80;
-		put_be32(a, uint32_t(syn) << 24 | r.below(1u << 24));
+		put_be32(a, uint32_t(syn) << 24 | d.r.below(1u << 24));
 	}
-	if (p.klass == Klass::forged)
-		forge_headers(r, pkt, hdrs);
+	if (d.p.klass == Klass::forged)
+		forge_headers(d.r, pkt, d.hdrs);
 	/* Pad bytes are zero on the wire. */
-	if (b.pad && len >= kIcrcBytes + b.pad && p.klass != Klass::bad_length)
-		std::memset(pkt.data() + len - kIcrcBytes - b.pad, 0, b.pad);
+	if (pad && len >= kIcrcBytes + pad && d.p.klass != Klass::bad_length)
+		std::memset(pkt.data() + len - kIcrcBytes - pad, 0, pad);
+}
 
-	finish(pkt, p, valid, r);
-	return p;
+/* The DETH at @deth: the target's Q_Key (class ud_qkey: a wrong one), a source QP. */
+void Generator::fill_deth(Draft &d, uint8_t *deth) const
+{
+	Rng &r = d.r;
+	const Target *t = find(d.b.qpn);
+	uint32_t qkey = t ? (t->type == QpType::gsi ? kGsiQkey : t->qkey)
+			  : uint32_t(r.next());
+
+	/*
+	 * Garbage MADs reach ib_mad, which logs each one: keep them
+	 * to one GSI packet in 16 so the console keeps up.
+	 */
+	if (t && t->type == QpType::gsi && r.below(16))
+		qkey ^= 1u << r.below(32);
+	if (d.p.klass == Klass::ud_qkey) {
+		switch (r.below(4)) {
+		case 0: qkey ^= 1u << r.below(32); break;
+		case 1: qkey = 0x80000000u | r.below(1u << 31); break;
+		case 2: qkey = t && t->type == QpType::gsi ? 0 : kGsiQkey; break;
+		default: qkey = ~qkey; break;
+		}
+	}
+	put_be32(deth, qkey);
+	put_be32(deth + 4, r.below(1u << 24));
+}
+
+/* Class rkey: the RETH's or AtomicETH's VA, rkey and length, wild or live. */
+void Generator::fill_rkey(Draft &d, std::span<uint8_t> pkt) const
+{
+	Rng &r = d.r;
+	uint8_t *reth = header_at(pkt, d.hdrs, kHdrReth);
+	uint8_t *h = reth ? reth : header_at(pkt, d.hdrs, kHdrAtmeth);
+	const unsigned hl = reth ? kRethBytes : kAtmethBytes;
+
+	if (!h || h + hl > pkt.data() + pkt.size())
+		return;
+	static const std::array<uint64_t, 6> vas = {
+		0, ~0ull, ~0ull - 7, 1ull << 63, 0xffff800000000000ull, 4096,
+	};
+	uint64_t va = r.below(2) ? vas[r.below(vas.size())] : r.next();
+	if (!r.below(4))
+		va |= r.range(1, 7);	/* unaligned for atomics */
+	uint32_t rkey = !cfg_.rkeys.empty() && r.below(2)
+			? pick(r, cfg_.rkeys) : uint32_t(r.next());
+	put_be64(h, va);
+	put_be32(h + 8, rkey);
+	if (hl == kRethBytes) {
+		static const std::array<uint32_t, 5> lens = {
+			0, 1, 0x80000000u, 0xffffffffu, 4096,
+		};
+		put_be32(h + 12, r.below(2) ? lens[r.below(lens.size())]
+					    : uint32_t(r.next()));
+	}
 }
 
 } // namespace vrnic::fuzz

@@ -193,6 +193,18 @@ private:
 	void forge(Rng &r, Bth &b, uint8_t &op, unsigned &payload) const;
 	void forge_headers(Rng &r, std::span<uint8_t> pkt, uint16_t hdrs) const;
 
+	/* build()'s stages, in the order they draw from the packet's stream. */
+	struct Draft;	/* a packet while build() makes it */
+	void draft_common(Draft &d) const;
+	void draft_class(Draft &d) const;
+	void draft_bad_length(Draft &d) const;
+	void draft_aimed(Draft &d) const;
+	void aim_psn(Draft &d) const;
+	std::span<uint8_t> lay_out(Draft &d, std::span<uint8_t> buf) const;
+	void fill_headers(Draft &d, std::span<uint8_t> pkt) const;
+	void fill_deth(Draft &d, uint8_t *deth) const;
+	void fill_rkey(Draft &d, std::span<uint8_t> pkt) const;
+
 	Config cfg_;
 	unsigned max_len_;
 	uint64_t turns_;			/* packet numbers in a round of classes */
