@@ -89,6 +89,7 @@ PY
 # vrnic-qpstates (userspace/tests/qpstates.cpp, built on the host with the
 # rest of userspace; compiling a helper here took the guest 11 s).
 qpstates=${VRNIC_BUILD:-build}/userspace/tests/vrnic-qpstates
+[ -x "$qpstates" ] || echo "$qpstates is not built (make userspace)"
 tb_check restrack/helper-built test -x "$qpstates"
 ip netns exec ns0 "$qpstates" vrnic0 "$g0" >"$work/qpstates.out" 2>&1 &
 pids+=($!)
