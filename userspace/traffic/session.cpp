@@ -5,9 +5,10 @@
 
 #include "session.hpp"
 
-#include "../tests/verbs.hpp"
 #include "channel.hpp"
 #include "pattern.hpp"
+
+#include <vrnic/verbs.hpp>
 
 #include <arpa/inet.h>
 #include <poll.h>
