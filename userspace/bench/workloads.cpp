@@ -6,7 +6,7 @@
  */
 #include "workloads.hpp"
 
-#include "verbs.hpp"
+#include "endpoint.hpp"
 #include "vrnic/error.hpp"
 
 #include <sys/mman.h>
@@ -80,9 +80,9 @@ double run_mr_reg(const MrRegRun &r)
 		Mr per_io;
 		if (r.per_io)
 			per_io = a.reg(src.data(), src.size(), IBV_ACCESS_LOCAL_WRITE);
-		ibv_mr *mr = r.per_io ? per_io.get() : reused.get();
-		if (int e = write_one(a.qp(0), i, src.data(), r.size, mr->lkey, dst.data(),
-				      target->rkey, true))
+		const verbs::Mr *mr = r.per_io ? per_io.get() : reused.get();
+		if (int e = write_one(a.qp(0), i, src.data(), r.size, mr->lkey(), dst.data(),
+				      target->rkey(), true))
 			verbs_fail("ibv_post_send", e);
 		a.wait(1);
 		/* per_io is deregistered here, as a per-I/O stack would. */
@@ -128,8 +128,8 @@ WorkingSetResult run_working_set(const WorkingSetRun &r)
 			inflight--;
 		}
 		uint32_t q = k % r.qps, m = k % r.mrs;
-		if (int e = write_one(a.qp(q), k, src.page(m), r.size, lmr[m]->lkey,
-				      dst.page(m), rmr[m]->rkey, true))
+		if (int e = write_one(a.qp(q), k, src.page(m), r.size, lmr[m]->lkey(),
+				      dst.page(m), rmr[m]->rkey(), true))
 			verbs_fail(fmt::format("ibv_post_send (WRITE {} on QP {})", k, q), e);
 		inflight++;
 	}
