@@ -21,36 +21,27 @@ static int last_errno()
 EventChannel::EventChannel()
 {
 	errno = 0;
-	ch_ = rdma_create_event_channel();
+	ch_.reset(rdma_create_event_channel());
 	if (!ch_)
 		throw_error("rdma_create_event_channel", last_errno(),
 			    "is rdma_ucm loaded?");
 
 	int flags = fcntl(ch_->fd, F_GETFL);
 
-	if (flags < 0 || fcntl(ch_->fd, F_SETFL, flags | O_NONBLOCK) < 0) {
-		int err = last_errno();
-
-		rdma_destroy_event_channel(ch_);
-		ch_ = nullptr;
-		throw_error("fcntl(O_NONBLOCK) on the rdma_cm channel", err);
-	}
-}
-
-EventChannel::~EventChannel()
-{
-	if (ch_)
-		rdma_destroy_event_channel(ch_);
+	if (flags < 0 || fcntl(ch_->fd, F_SETFL, flags | O_NONBLOCK) < 0)
+		throw_error("fcntl(O_NONBLOCK) on the rdma_cm channel",
+			    last_errno());
 }
 
 Id::Id(std::shared_ptr<EventChannel> channel, rdma_port_space ps)
 	: channel_(std::move(channel))
 {
+	rdma_cm_id *id = nullptr;
+
 	errno = 0;
-	if (rdma_create_id(channel_->get(), &id_, nullptr, ps)) {
-		id_ = nullptr;
+	if (rdma_create_id(channel_->get(), &id, nullptr, ps))
 		throw_error("rdma_create_id", last_errno());
-	}
+	id_.reset(id);
 }
 
 Id::Id(std::shared_ptr<EventChannel> channel, rdma_cm_id *adopted)
@@ -58,12 +49,6 @@ Id::Id(std::shared_ptr<EventChannel> channel, rdma_cm_id *adopted)
 {
 	if (!id_)
 		throw_error("Id(adopt)", EINVAL, "null rdma_cm_id");
-}
-
-Id::~Id()
-{
-	if (id_)
-		rdma_destroy_id(id_);
 }
 
 std::string Id::device_name() const
@@ -114,32 +99,27 @@ std::shared_ptr<verbs::Context> context_of(const std::shared_ptr<Id> &id)
 	return std::make_shared<verbs::Context>(id->get()->verbs, id);
 }
 
-Qp::Qp(std::shared_ptr<Id> id, std::shared_ptr<verbs::Pd> pd,
-       std::shared_ptr<verbs::Cq> send_cq, std::shared_ptr<verbs::Cq> recv_cq,
-       const verbs::QpCaps &caps)
-	: id_(std::move(id)), pd_(std::move(pd)), send_cq_(std::move(send_cq)),
-	  recv_cq_(std::move(recv_cq))
+std::shared_ptr<verbs::Qp> create_qp(std::shared_ptr<Id> id,
+				     std::shared_ptr<verbs::Pd> pd,
+				     std::shared_ptr<verbs::Cq> send_cq,
+				     std::shared_ptr<verbs::Cq> recv_cq,
+				     const verbs::QpCaps &caps)
 {
-	ibv_qp_init_attr init{};
+	ibv_qp_init_attr init = verbs::qp_init_attr(IBV_QPT_RC, *send_cq,
+						    *recv_cq, caps);
 
-	init.send_cq = send_cq_->get();
-	init.recv_cq = recv_cq_->get();
-	init.cap.max_send_wr = caps.max_send_wr;
-	init.cap.max_recv_wr = caps.max_recv_wr;
-	init.cap.max_send_sge = caps.max_send_sge;
-	init.cap.max_recv_sge = caps.max_recv_sge;
-	init.cap.max_inline_data = caps.max_inline_data;
-	init.qp_type = IBV_QPT_RC;
 	errno = 0;
-	if (rdma_create_qp(id_->get(), pd_->get(), &init))
+	if (rdma_create_qp(id->get(), pd->get(), &init))
 		throw_error("rdma_create_qp", last_errno());
-	created_ = true;
-}
 
-Qp::~Qp()
-{
-	if (created_)
-		rdma_destroy_qp(id_->get());
+	ibv_qp *qp = id->get()->qp;
+	verbs::Owner<ibv_qp> owner(qp, [id](ibv_qp *) {
+		rdma_destroy_qp(id->get());
+	});
+
+	return std::make_shared<verbs::Qp>(std::move(pd), std::move(owner),
+					   std::move(send_cq),
+					   std::move(recv_cq), caps);
 }
 
 } // namespace vrnic::cm

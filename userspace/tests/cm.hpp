@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * RAII wrappers for librdmacm objects: event channel, cm id, events, and a QP
- * created with rdma_create_qp(). Same rules as verbs.hpp: non-copyable, each
- * holds its parent, constructors throw, destructors stay quiet.
+ * created with rdma_create_qp(). Same rules as vrnic/verbs.hpp: non-copyable,
+ * each holds its parent, constructors throw, destructors stay quiet.
  *
  * Every event is acked when its EventPtr goes away; rdma_destroy_id() waits for
  * all events of the id to be acked, so never keep an EventPtr alive past the
@@ -10,7 +10,7 @@
  */
 #pragma once
 
-#include "verbs.hpp"
+#include <vrnic/verbs.hpp>
 
 #include <rdma/rdma_cma.h>
 
@@ -23,13 +23,13 @@ namespace vrnic::cm {
 class EventChannel : verbs::NonCopyable {
 public:
 	EventChannel();
-	~EventChannel();
 
-	rdma_event_channel *get() const { return ch_; }
+	rdma_event_channel *get() const { return ch_.get(); }
 	int fd() const { return ch_->fd; }
 
 private:
-	rdma_event_channel *ch_ = nullptr;
+	std::unique_ptr<rdma_event_channel,
+			verbs::Deleter<rdma_destroy_event_channel>> ch_;
 };
 
 class Id : verbs::NonCopyable {
@@ -37,15 +37,14 @@ public:
 	Id(std::shared_ptr<EventChannel> channel, rdma_port_space ps);
 	/* Adopt the id of a CONNECT_REQUEST event (it reports on channel). */
 	Id(std::shared_ptr<EventChannel> channel, rdma_cm_id *adopted);
-	~Id();
 
-	rdma_cm_id *get() const { return id_; }
+	rdma_cm_id *get() const { return id_.get(); }
 	/* Name of the RDMA device the id is bound to, "" if none yet. */
 	std::string device_name() const;
 
 private:
 	std::shared_ptr<EventChannel> channel_;
-	rdma_cm_id *id_ = nullptr;
+	std::unique_ptr<rdma_cm_id, verbs::Deleter<rdma_destroy_id>> id_;
 };
 
 struct EventAck {
@@ -63,23 +62,14 @@ EventPtr get_event(const EventChannel &channel,
 /* The id's verbs context (owned by librdmacm), kept valid by the id. */
 std::shared_ptr<verbs::Context> context_of(const std::shared_ptr<Id> &id);
 
-/* rdma_create_qp() / rdma_destroy_qp() on a PD and CQs of the id's context. */
-class Qp : verbs::NonCopyable {
-public:
-	Qp(std::shared_ptr<Id> id, std::shared_ptr<verbs::Pd> pd,
-	   std::shared_ptr<verbs::Cq> send_cq,
-	   std::shared_ptr<verbs::Cq> recv_cq, const verbs::QpCaps &caps);
-	~Qp();
-
-	ibv_qp *get() const { return id_->get()->qp; }
-	uint32_t num() const { return get()->qp_num; }
-
-private:
-	std::shared_ptr<Id> id_;
-	std::shared_ptr<verbs::Pd> pd_;
-	std::shared_ptr<verbs::Cq> send_cq_;
-	std::shared_ptr<verbs::Cq> recv_cq_;
-	bool created_ = false;
-};
+/*
+ * An RC QP made with rdma_create_qp() on a PD and CQs of the id's context;
+ * rdma_destroy_qp() destroys it, and it keeps the id until then.
+ */
+std::shared_ptr<verbs::Qp> create_qp(std::shared_ptr<Id> id,
+				     std::shared_ptr<verbs::Pd> pd,
+				     std::shared_ptr<verbs::Cq> send_cq,
+				     std::shared_ptr<verbs::Cq> recv_cq,
+				     const verbs::QpCaps &caps);
 
 } // namespace vrnic::cm

@@ -14,7 +14,7 @@
 #pragma once
 
 #include "pattern.hpp"
-#include "verbs.hpp"
+#include <vrnic/verbs.hpp>
 
 #include <gtest/gtest.h>
 #include <netinet/in.h>

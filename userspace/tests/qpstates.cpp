@@ -9,7 +9,7 @@
  * names it); 2 bad usage.
  */
 
-#include "verbs.hpp"
+#include <vrnic/verbs.hpp>
 
 #include <unistd.h>
 

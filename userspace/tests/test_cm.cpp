@@ -99,7 +99,7 @@ struct Side {
 	std::shared_ptr<verbs::Context> ctx;
 	std::shared_ptr<verbs::Pd> pd;
 	std::shared_ptr<verbs::Cq> cq;
-	std::shared_ptr<cm::Qp> qp;
+	std::shared_ptr<verbs::Qp> qp;
 	std::shared_ptr<verbs::Mr> send_buf;
 	std::shared_ptr<verbs::Mr> recv_buf;
 	std::shared_ptr<verbs::Mr> write_target;
@@ -109,7 +109,7 @@ struct Side {
 		ctx = cm::context_of(id);
 		pd = std::make_shared<verbs::Pd>(ctx);
 		cq = std::make_shared<verbs::Cq>(ctx, 64);
-		qp = std::make_shared<cm::Qp>(id, pd, cq, cq, verbs::QpCaps{});
+		qp = cm::create_qp(id, pd, cq, cq, verbs::QpCaps{});
 		send_buf = mr(kSize, IBV_ACCESS_LOCAL_WRITE);
 		recv_buf = mr(kSize, IBV_ACCESS_LOCAL_WRITE);
 		write_target = mr(kSize, IBV_ACCESS_LOCAL_WRITE |

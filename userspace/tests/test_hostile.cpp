@@ -311,18 +311,8 @@ public:
 		ev_.obj.context = ctx;
 		ev_.obj.handle = handle_;
 		ev_.obj.pd = pd_->get();
-		try {
-			queue_ = std::make_unique<MappedQueue>(ctx, resp.drv().mi,
-							       "SRQ");
-		} catch (...) {
-			destroy();
-			throw;
-		}
-	}
-	~RawSrq()
-	{
-		queue_.reset();
-		destroy();
+		srq_ = verbs::Owner<ibv_srq>(&ev_.obj, destroy);
+		queue_ = std::make_unique<MappedQueue>(ctx, resp.drv().mi, "SRQ");
 	}
 
 	uint32_t handle() const { return handle_; }
@@ -330,22 +320,23 @@ public:
 	MappedQueue &queue() const { return *queue_; }
 
 private:
-	void destroy()
+	static void destroy(ibv_srq *srq)
 	{
 		ib_uverbs_destroy_srq c{};
 		ib_uverbs_destroy_srq_resp resp{};
 
 		c.response = ptr(&resp);
-		c.srq_handle = handle_;
-		uverbs_cmd(pd_->context()->get(), IB_USER_VERBS_CMD_DESTROY_SRQ,
-			   c, sizeof(resp));
+		c.srq_handle = srq->handle;
+		uverbs_cmd(srq->context, IB_USER_VERBS_CMD_DESTROY_SRQ, c,
+			   sizeof(resp));
 	}
 
 	std::shared_ptr<verbs::Pd> pd_;
 	EventTarget<ibv_srq> ev_;
 	uint32_t handle_ = 0;
 	uint32_t max_sge_ = 0;
-	std::unique_ptr<MappedQueue> queue_;
+	verbs::Owner<ibv_srq> srq_;		/* &ev_.obj, until DESTROY_SRQ */
+	std::unique_ptr<MappedQueue> queue_;	/* unmapped before that */
 };
 
 /*
@@ -395,22 +386,11 @@ public:
 		q.recv_cq = rcq_->get();
 		q.qp_type = IBV_QPT_RC;
 		q.state = IBV_QPS_RESET;
-		try {
-			sq_ = std::make_unique<MappedQueue>(ctx, resp.drv().sq_mi,
-							    "SQ");
-			if (!srq_)
-				rq_ = std::make_unique<MappedQueue>(
-					ctx, resp.drv().rq_mi, "RQ");
-		} catch (...) {
-			destroy();
-			throw;
-		}
-	}
-	~RawQp()
-	{
-		sq_.reset();
-		rq_.reset();
-		destroy();
+		qp_ = verbs::Owner<ibv_qp>(&q, destroy);
+		sq_ = std::make_unique<MappedQueue>(ctx, resp.drv().sq_mi, "SQ");
+		if (!srq_)
+			rq_ = std::make_unique<MappedQueue>(ctx, resp.drv().rq_mi,
+							    "RQ");
 	}
 
 	ibv_context *ctx() const { return pd_->context()->get(); }
@@ -472,15 +452,15 @@ public:
 	void publish_recv() { rq_->set_producer((rq_->producer() + 1) & rq_->mask()); }
 
 private:
-	void destroy()
+	static void destroy(ibv_qp *qp)
 	{
 		ib_uverbs_destroy_qp c{};
 		ib_uverbs_destroy_qp_resp resp{};
 
 		c.response = ptr(&resp);
-		c.qp_handle = handle_;
-		uverbs_cmd(pd_->context()->get(), IB_USER_VERBS_CMD_DESTROY_QP,
-			   c, sizeof(resp));
+		c.qp_handle = qp->handle;
+		uverbs_cmd(qp->context, IB_USER_VERBS_CMD_DESTROY_QP, c,
+			   sizeof(resp));
 	}
 
 	std::shared_ptr<verbs::Pd> pd_;
@@ -492,7 +472,8 @@ private:
 	uint32_t qpn_ = 0;
 	uint32_t max_send_sge_ = 0;
 	uint32_t max_recv_sge_ = 0;
-	std::unique_ptr<MappedQueue> sq_;
+	verbs::Owner<ibv_qp> qp_;		/* &ev_.obj, until DESTROY_QP */
+	std::unique_ptr<MappedQueue> sq_;	/* both unmapped before that */
 	std::unique_ptr<MappedQueue> rq_;
 };
 
