@@ -440,37 +440,42 @@ Ah::Ah(std::shared_ptr<Pd> pd, const ibv_ah_attr &attr) : pd_(std::move(pd))
 		throw_error("ibv_create_ah", null_errno());
 }
 
-void post_send(ibv_qp *qp, ibv_send_wr &wr)
+namespace {
+
+/* Post @wr (or a chain) through @post; throws with errno and the failing wr_id. */
+template <typename Wr, typename Post>
+void post_wr(std::string_view call, Wr &wr, Post post)
 {
-	ibv_send_wr *bad = nullptr;
-	int err = verbs_errno(ibv_post_send(qp, &wr, &bad));
+	Wr *bad = nullptr;
+	int err = verbs_errno(post(&wr, &bad));
 
 	if (err)
-		throw_error("ibv_post_send", err,
+		throw_error(call, err,
 			    "bad wr_id " +
 				    std::to_string(bad ? bad->wr_id : wr.wr_id));
+}
+
+} // namespace
+
+void post_send(ibv_qp *qp, ibv_send_wr &wr)
+{
+	post_wr("ibv_post_send", wr, [qp](ibv_send_wr *w, ibv_send_wr **bad) {
+		return ibv_post_send(qp, w, bad);
+	});
 }
 
 void post_recv(ibv_qp *qp, ibv_recv_wr &wr)
 {
-	ibv_recv_wr *bad = nullptr;
-	int err = verbs_errno(ibv_post_recv(qp, &wr, &bad));
-
-	if (err)
-		throw_error("ibv_post_recv", err,
-			    "bad wr_id " +
-				    std::to_string(bad ? bad->wr_id : wr.wr_id));
+	post_wr("ibv_post_recv", wr, [qp](ibv_recv_wr *w, ibv_recv_wr **bad) {
+		return ibv_post_recv(qp, w, bad);
+	});
 }
 
 void post_srq_recv(const Srq &srq, ibv_recv_wr &wr)
 {
-	ibv_recv_wr *bad = nullptr;
-	int err = verbs_errno(ibv_post_srq_recv(srq.get(), &wr, &bad));
-
-	if (err)
-		throw_error("ibv_post_srq_recv", err,
-			    "bad wr_id " +
-				    std::to_string(bad ? bad->wr_id : wr.wr_id));
+	post_wr("ibv_post_srq_recv", wr, [&srq](ibv_recv_wr *w, ibv_recv_wr **bad) {
+		return ibv_post_srq_recv(srq.get(), w, bad);
+	});
 }
 
 ibv_sge sge(const Mr &mr, size_t offset, uint32_t length)
