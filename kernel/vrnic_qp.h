@@ -16,6 +16,9 @@
 
 #include "hw/doorbell.h"
 #include "net/vrnic_net.h"
+#include "engine/vrnic_comp.h"
+#include "engine/vrnic_req.h"
+#include "engine/vrnic_resp.h"
 #include "wire/vrnic_psn.h"
 #include "obj/vrnic_queue.h"
 
@@ -239,69 +242,9 @@ struct vrnic_qp {
 
 	struct vrnic_swqe	*swqe;
 	struct vrnic_rd_replay *replay;	/* RC: VRNIC_MAX_RD_ATOMIC */
-	struct {
-		u32		index;	/* next WQE to start */
-		u32		offset;	/* bytes of it sent */
-		u32		psn;	/* next PSN to send */
-		u32		next_new; /* first WQE not yet copied */
-	} req;
-	struct {
-		u32		retry;	/* retries left */
-		u32		rnr_retry;
-		unsigned long	rnr_until;
-		bool		rnr_wait;	/* the timer ends an RNR delay */
-		u32		una;	/* oldest PSN not acknowledged */
-		u32		window;	/* PSNs in flight from @una; see below */
-		bool		rewound;	/* asked again for a response */
-		bool		heard;	/* a response since the timer armed */
-		u32		deferred;	/* timeouts waited out since progress */
-		bool		nak_spent;	/* a sequence NAK spent a retry since progress */
-		/* Adaptive retransmission (vrnic_comp.c): one PSN timed at once. */
-		u64		rtt_start;	/* local_clock() when @rtt_psn left */
-		u32		rtt_psn;
-		bool		rtt_on;		/* @rtt_psn is being timed */
-		bool		resending;	/* PSNs before @resent_end are resent */
-		u32		resent_end;
-		u32		resent_wqe;	/* one past the WQE of @resent_end */
-		u32		srtt_us;	/* smoothed RTT; 0 until sampled */
-		u32		rttvar_us;
-		u32		early;		/* early expiries since progress */
-		bool		timer_early;	/* set sooner than QP's timeout */
-	} comp;
-	struct {
-		u32		epsn;	/* expected PSN */
-		u32		msn;
-		bool		nak_sent;
-		bool		has_wqe;	/* a receive WQE is in @wqe */
-		u64		wr_id;
-		u32		num_sge;
-		u32		length;
-		u32		offset;
-		struct rxe_sge	sge[32];
-		bool		write_active;
-		u64		va;
-		u32		rkey;
-		u32		resid;
-		u32		write_len;
-		u32		replay_next;	/* next slot of @replay */
-		bool		ack_pending;	/* coalesced ACK of @ack_psn */
-		u32		ack_psn;
-		u32		acked_psn;	/* PSN of the last ACK sent */
-		u64		ack_ns;		/* local_clock() when it went */
-		/*
-		 * The READ being answered, a budget of responses per engine
-		 * round (vrnic_resp_read_more()): no other request is taken
-		 * until its last response is sent.
-		 */
-		struct {
-			bool	active;
-			bool	first;	/* the next response is the first */
-			u32	psn;	/* of the next response */
-			u32	rkey;
-			u64	va;	/* of the next response's payload */
-			u32	resid;	/* bytes left to send */
-		} rd;
-	} resp;
+	struct vrnic_req_state	req;
+	struct vrnic_comp_state	comp;
+	struct vrnic_resp_state	resp;
 };
 
 /*
@@ -349,19 +292,6 @@ static inline bool vrnic_wr_is_read_atomic(u32 opcode)
 static inline struct vrnic_qp *to_vqp(struct ib_qp *qp)
 {
 	return container_of(qp, struct vrnic_qp, ibqp);
-}
-
-/*
- * The requester moves past a WQE that is already complete (reached again
- * after a rewind): on to the next WQE's first packet.  In the QP's
- * engine (@engine), which runs one context at a time.
- */
-static inline void vrnic_req_step_over(struct vrnic_qp *qp,
-				       const struct vrnic_swqe *w)
-{
-	qp->req.psn = vrnic_psn_next(w->last_psn);
-	qp->req.index = (qp->req.index + 1) & qp->sq.queue.mask;
-	qp->req.offset = 0;
 }
 
 /* Why a QP changed state; reported with every transition. */

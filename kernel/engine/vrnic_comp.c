@@ -65,6 +65,26 @@ u32 vrnic_comp_max_window(void)
 	return READ_ONCE(vrnic_max_inflight);
 }
 
+/* RESET: nothing in flight.  Context: modify_qp, the engines held. */
+void vrnic_comp_reset(struct vrnic_qp *qp)
+{
+	memset(&qp->comp, 0, sizeof(qp->comp));
+}
+
+/*
+ * RTR to RTS: nothing acknowledged before the QP's sq_psn, every retry
+ * left, the window at its largest.  As vrnic_comp_reset().
+ */
+void vrnic_comp_start(struct vrnic_qp *qp)
+{
+	qp->comp.una = qp->attr.sq_psn;
+	qp->comp.window = vrnic_comp_max_window();
+	qp->comp.retry = qp->attr.retry_cnt;
+	qp->comp.rnr_retry = qp->attr.rnr_retry;
+	qp->comp.heard = false;
+	qp->comp.deferred = 0;
+}
+
 static bool vrnic_adaptive_retrans = true;
 module_param_named(adaptive_retrans, vrnic_adaptive_retrans, bool, 0644);
 MODULE_PARM_DESC(adaptive_retrans,
@@ -270,19 +290,16 @@ static void vrnic_comp_rewind(struct vrnic_qp *qp, u32 psn,
 			continue;
 		if (vrnic_psn_after(psn, w->last_psn))
 			continue;
-		qp->req.index = i;
-		if (w->opcode == IB_WR_RDMA_READ) {
-			qp->req.offset = w->resp_bytes;
-			qp->req.psn = vrnic_psn_add(w->first_psn,
-						    w->resp_bytes / qp->mtu);
-		} else if (vrnic_wr_is_atomic(w->opcode) ||
-			   vrnic_psn_before(psn, w->first_psn)) {
-			qp->req.offset = 0;
-			qp->req.psn = w->first_psn;
-		} else {
-			qp->req.offset = vrnic_psn_diff(psn, w->first_psn) * qp->mtu;
-			qp->req.psn = psn;
-		}
+		if (w->opcode == IB_WR_RDMA_READ)
+			vrnic_req_rewind(&qp->req, i, w->resp_bytes,
+					 vrnic_psn_add(w->first_psn,
+						       w->resp_bytes / qp->mtu));
+		else if (vrnic_wr_is_atomic(w->opcode) ||
+			 vrnic_psn_before(psn, w->first_psn))
+			vrnic_req_rewind(&qp->req, i, 0, w->first_psn);
+		else
+			vrnic_req_rewind(&qp->req, i, vrnic_psn_diff(psn, w->first_psn) *
+						qp->mtu, psn);
 		vrnic_count(to_vdev(qp->ibqp.device), VRNIC_CNT_RETRANSMITS);
 		trace_retransmit(&qp->ibqp, qp->req.psn, why, qp->comp.retry);
 		return;
@@ -558,7 +575,7 @@ static void vrnic_comp_skip_acked(struct vrnic_qp *qp)
 			break;
 		if (w->status != IB_WC_SUCCESS)
 			return;
-		vrnic_req_step_over(qp, w);
+		vrnic_req_step_over(&qp->req, w->last_psn, qp->sq.queue.mask);
 	}
 	/* A SEND or WRITE acknowledged in part: on from its first PSN not. */
 	if (vrnic_wr_is_read_atomic(w->opcode) || w->opcode == IB_WR_REG_MR ||
@@ -566,8 +583,9 @@ static void vrnic_comp_skip_acked(struct vrnic_qp *qp)
 	    !vrnic_psn_after(qp->comp.una, qp->req.psn) ||
 	    vrnic_psn_after(qp->comp.una, w->last_psn))
 		return;
-	qp->req.offset = vrnic_psn_diff(qp->comp.una, w->first_psn) * qp->mtu;
-	qp->req.psn = qp->comp.una;
+	vrnic_req_rewind(&qp->req, qp->req.index,
+			 vrnic_psn_diff(qp->comp.una, w->first_psn) * qp->mtu,
+			 qp->comp.una);
 }
 
 /**

@@ -11,6 +11,35 @@
 #include <linux/types.h>
 
 struct sk_buff;
+/*
+ * The completer's state in its QP: the retry counters, what is
+ * acknowledged, the send window and the retransmit timer's estimate.
+ * Others change it only through the completer's functions.
+ */
+struct vrnic_comp_state {
+	u32		retry;	/* retries left */
+	u32		rnr_retry;
+	unsigned long	rnr_until;
+	bool		rnr_wait;	/* the timer ends an RNR delay */
+	u32		una;	/* oldest PSN not acknowledged */
+	u32		window;	/* PSNs in flight from @una; see below */
+	bool		rewound;	/* asked again for a response */
+	bool		heard;	/* a response since the timer armed */
+	u32		deferred;	/* timeouts waited out since progress */
+	bool		nak_spent;	/* a sequence NAK spent a retry since progress */
+	/* Adaptive retransmission (vrnic_comp.c): one PSN timed at once. */
+	u64		rtt_start;	/* local_clock() when @rtt_psn left */
+	u32		rtt_psn;
+	bool		rtt_on;		/* @rtt_psn is being timed */
+	bool		resending;	/* PSNs before @resent_end are resent */
+	u32		resent_end;
+	u32		resent_wqe;	/* one past the WQE of @resent_end */
+	u32		srtt_us;	/* smoothed RTT; 0 until sampled */
+	u32		rttvar_us;
+	u32		early;		/* early expiries since progress */
+	bool		timer_early;	/* set sooner than QP's timeout */
+};
+
 struct vrnic_qp;
 
 void vrnic_comp_rx(struct vrnic_qp *qp, struct sk_buff *skb);
@@ -19,6 +48,8 @@ void vrnic_comp_retire(struct vrnic_qp *qp);
 void vrnic_comp_arm(struct vrnic_qp *qp);
 void vrnic_comp_sent(struct vrnic_qp *qp, u32 psn);
 u32 vrnic_comp_max_window(void);
+void vrnic_comp_reset(struct vrnic_qp *qp);
+void vrnic_comp_start(struct vrnic_qp *qp);
 /*
  * The retransmit timer in microseconds: the QP's @timeout (IBA 9.7.6.1.3),
  * or sooner, when @adaptive and an estimate is known, after SRTT + 4

@@ -25,6 +25,18 @@
 /* Ask for an ACK at least this often within a long message. */
 #define VRNIC_ACKREQ_PKTS	16
 
+/* RESET: nothing to send.  Context: modify_qp, the engines held. */
+void vrnic_req_reset(struct vrnic_qp *qp)
+{
+	memset(&qp->req, 0, sizeof(qp->req));
+}
+
+/* RTR to RTS: the first PSN is the QP's sq_psn.  As vrnic_req_reset(). */
+void vrnic_req_start(struct vrnic_qp *qp)
+{
+	qp->req.psn = qp->attr.sq_psn;
+}
+
 static bool vrnic_wr_allowed(struct vrnic_qp *qp, u32 opcode)
 {
 	enum ib_qp_type type = qp->ibqp.qp_type;
@@ -397,7 +409,7 @@ static int vrnic_req_one(struct vrnic_qp *qp)
 		 */
 		if (w->status != IB_WC_SUCCESS)
 			return 0;
-		vrnic_req_step_over(qp, w);
+		vrnic_req_step_over(&qp->req, w->last_psn, qp->sq.queue.mask);
 		return 1;
 	}
 	if (qp->req.index == qp->req.next_new) {

@@ -61,6 +61,40 @@ static void vrnic_resp_ack_now(struct vrnic_qp *qp, u8 syndrome, u32 psn)
 	vrnic_pkt_send(qp, skb, &qp->attr.ah_attr, qp->attr.dest_qp_num);
 }
 
+/* RESET: nothing expected, held or replayed.  Context: modify_qp, held. */
+void vrnic_resp_reset(struct vrnic_qp *qp)
+{
+	memset(&qp->resp, 0, sizeof(qp->resp));
+	if (qp->replay)
+		memset(qp->replay, 0, VRNIC_MAX_RD_ATOMIC * sizeof(*qp->replay));
+}
+
+/* RTR: the first PSN expected is the QP's rq_psn.  As vrnic_resp_reset(). */
+void vrnic_resp_start(struct vrnic_qp *qp)
+{
+	qp->resp.epsn = qp->attr.rq_psn;
+	qp->resp.acked_psn = vrnic_psn_sub(qp->attr.rq_psn, 1);
+	qp->resp.msn = 0;
+	qp->resp.nak_sent = false;
+}
+
+/**
+ * vrnic_resp_take_held - give up the receive WQE a multi-packet SEND holds
+ * @qp:		the QP, in ERR
+ * @wr_id:	its wr_id, for the flush to complete
+ *
+ * Context: the QP's engines (the flush).
+ * Return: whether a WQE was held.
+ */
+bool vrnic_resp_take_held(struct vrnic_qp *qp, u64 *wr_id)
+{
+	if (!qp->resp.has_wqe)
+		return false;
+	qp->resp.has_wqe = false;
+	*wr_id = qp->resp.wr_id;
+	return true;
+}
+
 /**
  * vrnic_resp_flush_ack - send the coalesced ACK, if one is pending
  *

@@ -136,16 +136,16 @@ static void vrnic_qp_flush_queue(struct vrnic_qp *qp, struct vrnic_wq *wq,
  */
 static void vrnic_qp_flush(struct vrnic_qp *qp)
 {
+	u64 wr_id;
+
 	vrnic_qp_flush_queue(qp, &qp->sq, qp->scq, true);
 	/*
 	 * The receive WQE a multi-packet SEND had taken off its queue (or
 	 * the SRQ) is the oldest outstanding receive: it is flushed first,
 	 * not lost with the responder's state at RESET.
 	 */
-	if (qp->resp.has_wqe && qp->rcq) {
-		qp->resp.has_wqe = false;
-		vrnic_qp_post_flushed(qp, qp->rcq, qp->resp.wr_id, IB_WC_RECV);
-	}
+	if (qp->rcq && vrnic_resp_take_held(qp, &wr_id))
+		vrnic_qp_post_flushed(qp, qp->rcq, wr_id, IB_WC_RECV);
 	if (!qp->srq)
 		vrnic_qp_flush_queue(qp, &qp->rq, qp->rcq, false);
 }

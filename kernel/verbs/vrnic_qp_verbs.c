@@ -21,6 +21,8 @@
 #include "vrnic_qp.h"
 #include "vrnic_verbs.h"
 #include "engine/vrnic_comp.h"
+#include "engine/vrnic_req.h"
+#include "engine/vrnic_resp.h"
 #include "exec/vrnic_exec.h"
 #include "hw/model.h"
 #include "net/vrnic_net.h"
@@ -291,33 +293,22 @@ static void vrnic_qp_enter(struct vrnic_qp *qp, enum ib_qp_state new)
 
 	switch (new) {
 	case IB_QPS_RESET:
-		memset(&qp->req, 0, sizeof(qp->req));
-		memset(&qp->comp, 0, sizeof(qp->comp));
-		memset(&qp->resp, 0, sizeof(qp->resp));
-		if (qp->replay)
-			memset(qp->replay, 0,
-			       VRNIC_MAX_RD_ATOMIC * sizeof(*qp->replay));
+		vrnic_req_reset(qp);
+		vrnic_comp_reset(qp);
+		vrnic_resp_reset(qp);
 		break;
 	case IB_QPS_RTR:
 		if (qp->ibqp.qp_type == IB_QPT_RC || qp->ibqp.qp_type == IB_QPT_UC)
 			mtu = min(mtu, qp->attr.path_mtu ? qp->attr.path_mtu : mtu);
 		qp->mtu = ib_mtu_enum_to_int(mtu);
-		qp->resp.epsn = qp->attr.rq_psn;
-		qp->resp.acked_psn = vrnic_psn_sub(qp->attr.rq_psn, 1);
-		qp->resp.msn = 0;
-		qp->resp.nak_sent = false;
+		vrnic_resp_start(qp);
 		break;
 	case IB_QPS_RTS:
 		if (qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI)
 			qp->mtu = ib_mtu_enum_to_int(mtu);
 		if (qp->state == IB_QPS_RTR) {
-			qp->req.psn = qp->attr.sq_psn;
-			qp->comp.una = qp->attr.sq_psn;
-			qp->comp.window = vrnic_comp_max_window();
-			qp->comp.retry = qp->attr.retry_cnt;
-			qp->comp.rnr_retry = qp->attr.rnr_retry;
-			qp->comp.heard = false;
-			qp->comp.deferred = 0;
+			vrnic_req_start(qp);
+			vrnic_comp_start(qp);
 		}
 		break;
 	default:
