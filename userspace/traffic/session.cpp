@@ -175,19 +175,13 @@ public:
 		qp_->modify(a, IBV_QP_STATE);
 	}
 
-	int poll(std::vector<ibv_wc> &wc)
+	/* Poll up to 64 completions and hand each to @handle; returns how many. */
+	template <typename Handler> int poll_each(Handler &&handle)
 	{
-		if (!stash_.empty()) {
-			int n = static_cast<int>(std::min(stash_.size(), wc.size()));
+		int n = poll(wcs_);
 
-			std::copy_n(stash_.begin(), n, wc.begin());
-			stash_.erase(stash_.begin(), stash_.begin() + n);
-			return n;
-		}
-		int n = ibv_poll_cq(cq_->get(), static_cast<int>(wc.size()), wc.data());
-
-		if (n < 0)
-			throw std::runtime_error("ibv_poll_cq failed");
+		for (int k = 0; k < n; k++)
+			handle(wcs_[k]);
 		return n;
 	}
 
@@ -226,7 +220,16 @@ public:
 	}
 
 	void post_send(ibv_send_wr &wr) { verbs::post_send(qp_->get(), wr); }
-	void post_recv(ibv_recv_wr &wr) { verbs::post_recv(qp_->get(), wr); }
+	/* A receive of @sge (none: a zero-length receive) tagged @id. */
+	void post_recv(uint64_t id, ibv_sge *sge)
+	{
+		ibv_recv_wr wr{};
+
+		wr.wr_id = id;
+		wr.sg_list = sge;
+		wr.num_sge = sge ? 1 : 0;
+		verbs::post_recv(qp_->get(), wr);
+	}
 
 	uint8_t *data() const { return data_->data(); }
 	uint8_t *ctl() const { return ctl_->data(); }
@@ -234,6 +237,22 @@ public:
 	ibv_sge ctl_sge(size_t off, uint32_t len) const { return sge(*ctl_, off, len); }
 
 private:
+	int poll(std::vector<ibv_wc> &wc)
+	{
+		if (!stash_.empty()) {
+			int n = static_cast<int>(std::min(stash_.size(), wc.size()));
+
+			std::copy_n(stash_.begin(), n, wc.begin());
+			stash_.erase(stash_.begin(), stash_.begin() + n);
+			return n;
+		}
+		int n = ibv_poll_cq(cq_->get(), static_cast<int>(wc.size()), wc.data());
+
+		if (n < 0)
+			throw std::runtime_error("ibv_poll_cq failed");
+		return n;
+	}
+
 	int find_ipv4_gid() const
 	{
 		int n = ctx_->query_port(ib_port_).gid_tbl_len;
@@ -266,19 +285,12 @@ private:
 	std::shared_ptr<Mr> data_;
 	std::shared_ptr<Mr> ctl_;
 	std::vector<ibv_wc> stash_;
+	std::vector<ibv_wc> wcs_ = std::vector<ibv_wc>(64);
 };
 
 uint32_t initial_psn(uint32_t seed, bool server)
 {
 	return (seed * 2654435761u + (server ? 0x5bd1e9u : 0x1b873u)) & 0xffffff;
-}
-
-void print_result(const Result &r, const Verdict &v, bool as_json)
-{
-	if (as_json)
-		std::cout << to_json(r, v).dump(2) << std::endl;
-	else
-		std::cout << to_text(r, v) << std::flush;
 }
 
 /* Fill the side's status from what it saw, unless already decided. */
@@ -297,6 +309,62 @@ void settle(SideReport &s, bool deadline, const std::string &why)
 		s.status = "error";
 		s.detail = why;
 	}
+}
+
+/* The run as requested, before either side has done anything. */
+Result new_result(const Plan &plan, uint32_t depth, uint32_t seed)
+{
+	Result res;
+
+	res.op = plan.op;
+	res.bytes_requested = plan.bytes;
+	res.messages_requested = plan.messages;
+	res.size = plan.size;
+	res.depth = depth;
+	res.seed = seed;
+	return res;
+}
+
+/* Count a message that failed its check; the first one is described. */
+void note_mismatch(SideReport &s, const std::string &what)
+{
+	if (!s.mismatches)
+		s.first_mismatch = what;
+	s.mismatches++;
+}
+
+std::string hex64(uint64_t v)
+{
+	char s[19];
+
+	std::snprintf(s, sizeof(s), "0x%016llx", static_cast<unsigned long long>(v));
+	return s;
+}
+
+/* The --deadline watchdog, started with the traffic. */
+struct Watchdog {
+	const Clock::time_point t0 = Clock::now();
+	const Clock::time_point end;
+
+	explicit Watchdog(double deadline_s)
+		: end(t0 + std::chrono::duration_cast<Clock::duration>(
+				   std::chrono::duration<double>(deadline_s)))
+	{
+	}
+	bool expired() const { return Clock::now() >= end; }
+	double elapsed_s() const { return seconds_since(t0); }
+};
+
+/* Judge the run, print it (text or JSON) and return the exit code. */
+int conclude(const Result &res, bool allow_retry_exceeded, bool as_json)
+{
+	Verdict v = judge(res, allow_retry_exceeded);
+
+	if (as_json)
+		std::cout << to_json(res, v).dump(2) << std::endl;
+	else
+		std::cout << to_text(res, v) << std::flush;
+	return v.exit_code;
 }
 
 } // namespace
@@ -330,15 +398,8 @@ int run_client(const Options &o)
 
 	ep.connect(peer, psn, knobs);
 
-	Result res;
+	Result res = new_result(plan, o.depth, o.seed);
 	SideReport &me = res.client;
-
-	res.op = o.op;
-	res.bytes_requested = o.bytes;
-	res.messages_requested = plan.messages;
-	res.size = plan.size;
-	res.depth = o.depth;
-	res.seed = o.seed;
 
 	uint64_t next = 0, credits = 0, out_sq = 0, out_rq = 0;
 	std::vector<bool> busy(slots, false);
@@ -349,12 +410,8 @@ int run_client(const Options &o)
 
 	auto post_credit_recv = [&](uint32_t slot) {
 		ibv_sge s = ep.ctl_sge(slot * 8ull, 8);
-		ibv_recv_wr wr{};
 
-		wr.wr_id = wr_id(slot, kCredit);
-		wr.sg_list = &s;
-		wr.num_sge = 1;
-		ep.post_recv(wr);
+		ep.post_recv(wr_id(slot, kCredit), &s);
 		out_rq++;
 	};
 	if (credits_used)
@@ -424,12 +481,6 @@ int run_client(const Options &o)
 		busy[slot] = true;
 		next++;
 	};
-	auto mismatch = [&](uint64_t i, const std::string &what) {
-		if (!me.mismatches)
-			me.first_mismatch = what;
-		me.mismatches++;
-		(void)i;
-	};
 	auto handle = [&](const ibv_wc &wc) {
 		const WrKind kind = wr_kind(wc.wr_id);
 		const uint64_t i = wr_index(wc.wr_id);
@@ -468,7 +519,7 @@ int run_client(const Options &o)
 			auto bad = check_pattern({p, len}, o.seed, slot);
 
 			if (bad)
-				mismatch(i, "READ " + bad->describe(slot) +
+				note_mismatch(me, "READ " + bad->describe(slot) +
 					    " (read number " + std::to_string(i) + ")");
 			else
 				me.bytes_verified += len;
@@ -480,18 +531,11 @@ int run_client(const Options &o)
 			uint64_t got;
 
 			std::memcpy(&got, p, 8);
-			if (got != expect[slot]) {
-				char s[160];
-
-				std::snprintf(s, sizeof(s),
-					      "atomic %llu returned 0x%016llx, expected 0x%016llx",
-					      static_cast<unsigned long long>(i),
-					      static_cast<unsigned long long>(got),
-					      static_cast<unsigned long long>(expect[slot]));
-				mismatch(i, s);
-			} else {
+			if (got != expect[slot])
+				note_mismatch(me, "atomic " + std::to_string(i) + " returned " +
+						  hex64(got) + ", expected " + hex64(expect[slot]));
+			else
 				me.bytes_verified += 8;
-			}
 			busy[slot] = false;
 			me.messages++;
 			break;
@@ -505,17 +549,11 @@ int run_client(const Options &o)
 		       (!credits_used || credits == plan.messages);
 	};
 
-	const auto t0 = Clock::now();
-	const auto end = t0 + std::chrono::duration_cast<Clock::duration>(
-				      std::chrono::duration<double>(o.deadline_s));
+	const Watchdog clock(o.deadline_s);
 	bool drained_by_us = false;
-	std::vector<ibv_wc> wcs(64);
 
 	while (!finished()) {
-		int n = ep.poll(wcs);
-
-		for (int k = 0; k < n; k++)
-			handle(wcs[k]);
+		int n = ep.poll_each(handle);
 		while (can_post())
 			post_one();
 		/*
@@ -540,7 +578,7 @@ int run_client(const Options &o)
 				drained_by_us = true;
 			}
 		}
-		if (Clock::now() >= end) {
+		if (clock.expired()) {
 			char s[256];
 
 			std::snprintf(s, sizeof(s),
@@ -559,7 +597,7 @@ int run_client(const Options &o)
 		}
 		ep.wait(100, ch.fd());
 	}
-	res.elapsed_s = seconds_since(t0);
+	res.elapsed_s = clock.elapsed_s();
 	settle(me, deadline, deadline || aborted ? why : "");
 	if (aborted && !deadline)
 		me.detail = why;
@@ -573,10 +611,7 @@ int run_client(const Options &o)
 		res.server.detail = "the server sent no report within " +
 				    std::to_string(kTcpTimeoutMs / 1000) + " s";
 	}
-	Verdict v = judge(res, o.allow_retry_exceeded);
-
-	print_result(res, v, o.json);
-	return v.exit_code;
+	return conclude(res, o.allow_retry_exceeded, o.json);
 }
 
 /* ---- server ------------------------------------------------------------- */
@@ -616,15 +651,8 @@ int run_server(const Options &o)
 		std::memcpy(ep.data(), init.data(), init.size() * 8);
 	}
 
-	Result res;
+	Result res = new_result(plan, depth, seed);
 	SideReport &me = res.server;
-
-	res.op = *op;
-	res.bytes_requested = plan.bytes;
-	res.messages_requested = plan.messages;
-	res.size = plan.size;
-	res.depth = depth;
-	res.seed = seed;
 
 	uint64_t out_sq = 0, out_rq = 0, pending_credits = 0;
 	bool failed = false, own_flush = false, done = false, deadline = false;
@@ -632,14 +660,8 @@ int run_server(const Options &o)
 
 	auto post_recv = [&](uint32_t slot) {
 		ibv_sge s = ep.data_sge(static_cast<size_t>(slot) * plan.size, plan.size);
-		ibv_recv_wr wr{};
 
-		wr.wr_id = wr_id(slot, kData);
-		if (*op == Op::Send) {
-			wr.sg_list = &s;
-			wr.num_sge = 1;
-		}
-		ep.post_recv(wr);
+		ep.post_recv(wr_id(slot, kData), *op == Op::Send ? &s : nullptr);
 		out_rq++;
 	};
 	if (credits_used)
@@ -648,11 +670,6 @@ int run_server(const Options &o)
 	ep.connect(hello->at("qp"), psn, knobs);
 	ch.send({{"type", "welcome"}, {"qp", ep.local_info(psn)}});
 
-	auto mismatch = [&](const std::string &what) {
-		if (!me.mismatches)
-			me.first_mismatch = what;
-		me.mismatches++;
-	};
 	auto handle = [&](const ibv_wc &wc) {
 		/* A failed completion's opcode is undefined: go by the wr_id. */
 		const bool recv = wr_kind(wc.wr_id) == kData;
@@ -678,15 +695,15 @@ int run_server(const Options &o)
 		const uint32_t len = i < plan.messages ? plan.len(i) : 0;
 
 		if (i >= plan.messages) {
-			mismatch("message " + std::to_string(i) + " arrived, but only " +
+			note_mismatch(me, "message " + std::to_string(i) + " arrived, but only " +
 				 std::to_string(plan.messages) + " were sent");
 		} else if (*op == Op::Send) {
 			if (wc.byte_len != len)
-				mismatch("message " + std::to_string(i) + ": length " +
+				note_mismatch(me, "message " + std::to_string(i) + ": length " +
 					 std::to_string(wc.byte_len) + ", expected " +
 					 std::to_string(len));
 			else if (auto bad = check_pattern({p, len}, seed, i))
-				mismatch("SEND " + bad->describe(i));
+				note_mismatch(me, "SEND " + bad->describe(i));
 			else
 				me.bytes_verified += len;
 		} else {
@@ -695,10 +712,10 @@ int run_server(const Options &o)
 			const uint8_t *wp = ep.data() + static_cast<size_t>(wslot) * plan.size;
 
 			if (!(wc.wc_flags & IBV_WC_WITH_IMM) || imm != i)
-				mismatch("message " + std::to_string(i) +
+				note_mismatch(me, "message " + std::to_string(i) +
 					 ": the WRITE_WITH_IMM carried " + std::to_string(imm));
 			else if (auto bad = check_pattern({wp, len}, seed, i))
-				mismatch("WRITE " + bad->describe(i));
+				note_mismatch(me, "WRITE " + bad->describe(i));
 			else
 				me.bytes_verified += len;
 		}
@@ -707,18 +724,12 @@ int run_server(const Options &o)
 		pending_credits++;
 	};
 
-	const auto t0 = Clock::now();
-	const auto end = t0 + std::chrono::duration_cast<Clock::duration>(
-				      std::chrono::duration<double>(o.deadline_s));
+	const Watchdog clock(o.deadline_s);
 	Clock::time_point drain_end{};
-	std::vector<ibv_wc> wcs(64);
 	bool abort_sent = false;
 
 	for (;;) {
-		int n = ep.poll(wcs);
-
-		for (int k = 0; k < n; k++)
-			handle(wcs[k]);
+		int n = ep.poll_each(handle);
 		while (!failed && !own_flush && pending_credits && out_sq < sq) {
 			uint64_t v = me.messages;
 			uint32_t slot = static_cast<uint32_t>(v % slots);
@@ -773,7 +784,7 @@ int run_server(const Options &o)
 				break;
 			}
 		}
-		if (Clock::now() >= end) {
+		if (clock.expired()) {
 			why = "the client did not finish within " +
 			      std::to_string(static_cast<int>(o.deadline_s)) + " s; " +
 			      std::to_string(me.messages) + " of " +
@@ -783,7 +794,7 @@ int run_server(const Options &o)
 		}
 		ep.wait(100, done ? -1 : ch.fd());
 	}
-	res.elapsed_s = seconds_since(t0);
+	res.elapsed_s = clock.elapsed_s();
 
 	if (*op == Op::Atomic && done) {
 		const uint64_t issued = res.client.messages;
@@ -795,15 +806,9 @@ int run_server(const Options &o)
 				uint64_t got;
 
 				std::memcpy(&got, ep.data() + k * 8ull, 8);
-				if (got != want[k]) {
-					char s[128];
-
-					std::snprintf(s, sizeof(s),
-						      "counter %u holds 0x%016llx, expected 0x%016llx",
-						      k, static_cast<unsigned long long>(got),
-						      static_cast<unsigned long long>(want[k]));
-					mismatch(s);
-				}
+				if (got != want[k])
+					note_mismatch(me, "counter " + std::to_string(k) + " holds " +
+							  hex64(got) + ", expected " + hex64(want[k]));
 			}
 			if (!me.mismatches)
 				me.detail = "all " + std::to_string(AtomicModel::kCounters) +
@@ -822,10 +827,7 @@ int run_server(const Options &o)
 	}
 	if (done)
 		ch.send({{"type", "report"}, {"server", to_json(me)}});
-	Verdict v = judge(res, allow);
-
-	print_result(res, v, o.json);
-	return v.exit_code;
+	return conclude(res, allow, o.json);
 }
 
 } // namespace vrnic::traffic
