@@ -367,69 +367,141 @@ int conclude(const Result &res, bool allow_retry_exceeded, bool as_json)
 	return v.exit_code;
 }
 
-} // namespace
-
 /* ---- client ------------------------------------------------------------- */
 
-int run_client(const Options &o)
-{
-	const Plan plan(o.op, o.bytes, o.size);
-	const uint32_t slots = o.depth;
-	const bool credits_used = o.op == Op::Send || o.op == Op::Write;
-	const uint32_t sq = o.op == Op::Write ? 2 * o.depth : o.depth;
-	Endpoint ep(o, static_cast<size_t>(slots) * plan.size, slots * 8ull, sq,
-		    credits_used ? slots : 1);
-	const uint32_t psn = initial_psn(o.seed, false);
-	Channel ch = Channel::connect_to(o.server, o.port, kTcpTimeoutMs);
-	json knobs = {{"op", op_name(o.op)}, {"bytes", o.bytes}, {"size", plan.size},
-		      {"depth", o.depth}, {"seed", o.seed}, {"timeout", o.timeout},
-		      {"retry", o.retry}, {"rnr-retry", o.rnr_retry},
-		      {"allow-retry-exceeded", o.allow_retry_exceeded}};
-
-	ch.send({{"type", "hello"}, {"knobs", knobs}, {"qp", ep.local_info(psn)}});
-	auto welcome = ch.recv(kTcpTimeoutMs);
-	if (!welcome || welcome->at("type") != "welcome")
-		throw std::runtime_error(welcome && welcome->at("type") == "refused" ?
-			"server refused: " + welcome->at("why").get<std::string>() :
-			"no answer from the server on the side channel");
-	const json &peer = welcome->at("qp");
-	const uint64_t raddr = peer.at("addr").get<uint64_t>();
-	const uint32_t rkey = peer.at("rkey").get<uint32_t>();
-
-	ep.connect(peer, psn, knobs);
-
-	Result res = new_result(plan, o.depth, o.seed);
-	SideReport &me = res.client;
-
+/*
+ * One client run.  Setup is the member initialisation (the endpoint, then
+ * the side channel); run() does the handshake, the post/complete/check
+ * loop and the exchange of reports.
+ */
+struct Client {
+	const Options &o;
+	const Plan plan;
+	const uint32_t slots;
+	const bool credits_used;
+	const uint32_t sq;
+	Endpoint ep;
+	const uint32_t psn;
+	Channel ch;
+	uint64_t raddr = 0;
+	uint32_t rkey = 0;
+	Result res;
+	SideReport &me;
 	uint64_t next = 0, credits = 0, out_sq = 0, out_rq = 0;
-	std::vector<bool> busy(slots, false);
-	std::vector<uint64_t> expect(slots, 0);
-	AtomicModel model(o.seed);
+	std::vector<bool> busy;
+	std::vector<uint64_t> expect;
+	AtomicModel model;
 	bool failed = false, deadline = false, aborted = false;
+	bool drained_by_us = false;
 	std::string why;
 
-	auto post_credit_recv = [&](uint32_t slot) {
+	explicit Client(const Options &opts)
+		: o(opts), plan(o.op, o.bytes, o.size), slots(o.depth),
+		  credits_used(o.op == Op::Send || o.op == Op::Write),
+		  sq(o.op == Op::Write ? 2 * o.depth : o.depth),
+		  ep(o, static_cast<size_t>(slots) * plan.size, slots * 8ull, sq,
+		     credits_used ? slots : 1),
+		  psn(initial_psn(o.seed, false)),
+		  ch(Channel::connect_to(o.server, o.port, kTcpTimeoutMs)),
+		  res(new_result(plan, o.depth, o.seed)), me(res.client),
+		  busy(slots, false), expect(slots, 0), model(o.seed)
+	{
+	}
+
+	int run()
+	{
+		handshake();
+		if (credits_used)
+			for (uint32_t s = 0; s < slots; s++)
+				post_credit_recv(s);
+		loop();
+		return report();
+	}
+
+	/* Send the knobs and our QP, take the server's, and connect. */
+	void handshake()
+	{
+		json knobs = {{"op", op_name(o.op)}, {"bytes", o.bytes}, {"size", plan.size},
+			      {"depth", o.depth}, {"seed", o.seed}, {"timeout", o.timeout},
+			      {"retry", o.retry}, {"rnr-retry", o.rnr_retry},
+			      {"allow-retry-exceeded", o.allow_retry_exceeded}};
+
+		ch.send({{"type", "hello"}, {"knobs", knobs}, {"qp", ep.local_info(psn)}});
+		auto welcome = ch.recv(kTcpTimeoutMs);
+		if (!welcome || welcome->at("type") != "welcome")
+			throw std::runtime_error(welcome && welcome->at("type") == "refused" ?
+				"server refused: " + welcome->at("why").get<std::string>() :
+				"no answer from the server on the side channel");
+		const json &peer = welcome->at("qp");
+
+		raddr = peer.at("addr").get<uint64_t>();
+		rkey = peer.at("rkey").get<uint32_t>();
+		ep.connect(peer, psn, knobs);
+	}
+
+	void post_credit_recv(uint32_t slot)
+	{
 		ibv_sge s = ep.ctl_sge(slot * 8ull, 8);
 
 		ep.post_recv(wr_id(slot, kCredit), &s);
 		out_rq++;
-	};
-	if (credits_used)
-		for (uint32_t s = 0; s < slots; s++)
-			post_credit_recv(s);
+	}
 
-	auto can_post = [&]() {
+	/* Post, complete and check until finished or out of time. */
+	void loop()
+	{
+		const Watchdog clock(o.deadline_s);
+
+		while (!finished()) {
+			int n = ep.poll_each([this](const ibv_wc &wc) { handle(wc); });
+
+			while (can_post())
+				post_one();
+			/*
+			 * After a failure the QP is in ERR when the failure was an
+			 * error completion; move it there ourselves otherwise (the
+			 * server aborted) so the receives flush.
+			 */
+			if (failed && out_sq == 0 && out_rq && !drained_by_us) {
+				ep.to_error();
+				drained_by_us = true;
+			}
+			if (n)
+				continue;
+			watch_server();
+			if (clock.expired()) {
+				why = stall_report();
+				deadline = true;
+				break;
+			}
+			ep.wait(100, ch.fd());
+		}
+		res.elapsed_s = clock.elapsed_s();
+	}
+
+	bool finished() const
+	{
+		if (failed)
+			return out_sq == 0 && out_rq == 0;
+		return me.messages == plan.messages && out_sq == 0 &&
+		       (!credits_used || credits == plan.messages);
+	}
+
+	bool can_post() const
+	{
 		if (failed || next >= plan.messages || busy[next % slots])
 			return false;
 		if (credits_used && next >= credits + slots)
 			return false;
 		return out_sq + (o.op == Op::Write ? 2 : 1) <= sq;
-	};
-	auto post_one = [&]() {
+	}
+
+	/* Post message next (for write, with its WRITE_WITH_IMM). */
+	void post_one()
+	{
 		const uint64_t i = next;
 		const uint32_t slot = static_cast<uint32_t>(i % slots);
 		const uint32_t len = plan.len(i);
-		uint8_t *p = ep.data() + static_cast<size_t>(slot) * plan.size;
 		ibv_sge s = ep.data_sge(static_cast<size_t>(slot) * plan.size, len);
 		ibv_send_wr wr{}, notify{};
 
@@ -437,6 +509,19 @@ int run_client(const Options &o)
 		wr.sg_list = &s;
 		wr.num_sge = 1;
 		wr.send_flags = IBV_SEND_SIGNALED;
+		prepare(wr, notify, i, slot, len);
+		ep.post_send(wr);
+		out_sq += o.op == Op::Write ? 2 : 1;
+		busy[slot] = true;
+		next++;
+	}
+
+	/* The op's part of message i: its opcode, target and slot contents. */
+	void prepare(ibv_send_wr &wr, ibv_send_wr &notify, uint64_t i, uint32_t slot,
+		     uint32_t len)
+	{
+		uint8_t *p = ep.data() + static_cast<size_t>(slot) * plan.size;
+
 		switch (o.op) {
 		case Op::Send:
 			fill_pattern({p, len}, o.seed, i);
@@ -476,12 +561,10 @@ int run_client(const Options &o)
 			break;
 		}
 		}
-		ep.post_send(wr);
-		out_sq += o.op == Op::Write ? 2 : 1;
-		busy[slot] = true;
-		next++;
-	};
-	auto handle = [&](const ibv_wc &wc) {
+	}
+
+	void handle(const ibv_wc &wc)
+	{
 		const WrKind kind = wr_kind(wc.wr_id);
 		const uint64_t i = wr_index(wc.wr_id);
 
@@ -500,73 +583,60 @@ int run_client(const Options &o)
 				post_credit_recv(static_cast<uint32_t>(i));
 			return;
 		}
+		complete(i, kind);
+	}
+
+	/* Message i's WR completed with success: check what came back. */
+	void complete(uint64_t i, WrKind kind)
+	{
 		const uint32_t slot = static_cast<uint32_t>(i % slots);
 		const uint8_t *p = ep.data() + static_cast<size_t>(slot) * plan.size;
 
 		switch (o.op) {
 		case Op::Send:
-			busy[slot] = false;
-			me.messages++;
 			break;
 		case Op::Write:
-			if (kind == kNotify) {
-				busy[slot] = false;
-				me.messages++;
-			}
+			if (kind != kNotify)
+				return;
 			break;
-		case Op::Read: {
-			const uint32_t len = plan.len(i);
-			auto bad = check_pattern({p, len}, o.seed, slot);
-
-			if (bad)
-				note_mismatch(me, "READ " + bad->describe(slot) +
-					    " (read number " + std::to_string(i) + ")");
-			else
-				me.bytes_verified += len;
-			busy[slot] = false;
-			me.messages++;
+		case Op::Read:
+			check_read(i, slot, p);
+			break;
+		case Op::Atomic:
+			check_atomic(i, slot, p);
 			break;
 		}
-		case Op::Atomic: {
-			uint64_t got;
+		busy[slot] = false;
+		me.messages++;
+	}
 
-			std::memcpy(&got, p, 8);
-			if (got != expect[slot])
-				note_mismatch(me, "atomic " + std::to_string(i) + " returned " +
-						  hex64(got) + ", expected " + hex64(expect[slot]));
-			else
-				me.bytes_verified += 8;
-			busy[slot] = false;
-			me.messages++;
-			break;
-		}
-		}
-	};
-	auto finished = [&]() {
-		if (failed)
-			return out_sq == 0 && out_rq == 0;
-		return me.messages == plan.messages && out_sq == 0 &&
-		       (!credits_used || credits == plan.messages);
-	};
+	void check_read(uint64_t i, uint32_t slot, const uint8_t *p)
+	{
+		const uint32_t len = plan.len(i);
+		auto bad = check_pattern({p, len}, o.seed, slot);
 
-	const Watchdog clock(o.deadline_s);
-	bool drained_by_us = false;
+		if (bad)
+			note_mismatch(me, "READ " + bad->describe(slot) +
+					  " (read number " + std::to_string(i) + ")");
+		else
+			me.bytes_verified += len;
+	}
 
-	while (!finished()) {
-		int n = ep.poll_each(handle);
-		while (can_post())
-			post_one();
-		/*
-		 * After a failure the QP is in ERR when the failure was an
-		 * error completion; move it there ourselves otherwise (the
-		 * server aborted) so the receives flush.
-		 */
-		if (failed && out_sq == 0 && out_rq && !drained_by_us) {
-			ep.to_error();
-			drained_by_us = true;
-		}
-		if (n)
-			continue;
+	void check_atomic(uint64_t i, uint32_t slot, const uint8_t *p)
+	{
+		uint64_t got;
+
+		std::memcpy(&got, p, 8);
+		if (got != expect[slot])
+			note_mismatch(me, "atomic " + std::to_string(i) + " returned " +
+					  hex64(got) + ", expected " + hex64(expect[slot]));
+		else
+			me.bytes_verified += 8;
+	}
+
+	/* The server aborted or went away: fail, and flush our WRs. */
+	void watch_server()
+	{
 		if (auto m = ch.poll_recv(); (m && m->at("type") == "abort") ||
 					     ch.closed()) {
 			aborted = true;
@@ -578,40 +648,52 @@ int run_client(const Options &o)
 				drained_by_us = true;
 			}
 		}
-		if (clock.expired()) {
-			char s[256];
+	}
 
-			std::snprintf(s, sizeof(s),
-				      "did not finish: %llu of %llu messages completed, %llu "
-				      "posted, %llu credits, %llu send and %llu receive WRs "
-				      "outstanding after %.0f s",
-				      static_cast<unsigned long long>(me.messages),
-				      static_cast<unsigned long long>(plan.messages),
-				      static_cast<unsigned long long>(next),
-				      static_cast<unsigned long long>(credits),
-				      static_cast<unsigned long long>(out_sq),
-				      static_cast<unsigned long long>(out_rq), o.deadline_s);
-			why = s;
-			deadline = true;
-			break;
+	std::string stall_report() const
+	{
+		char s[256];
+
+		std::snprintf(s, sizeof(s),
+			      "did not finish: %llu of %llu messages completed, %llu "
+			      "posted, %llu credits, %llu send and %llu receive WRs "
+			      "outstanding after %.0f s",
+			      static_cast<unsigned long long>(me.messages),
+			      static_cast<unsigned long long>(plan.messages),
+			      static_cast<unsigned long long>(next),
+			      static_cast<unsigned long long>(credits),
+			      static_cast<unsigned long long>(out_sq),
+			      static_cast<unsigned long long>(out_rq), o.deadline_s);
+		return s;
+	}
+
+	/* Settle our side, trade it for the server's, judge and print. */
+	int report()
+	{
+		settle(me, deadline, deadline || aborted ? why : "");
+		if (aborted && !deadline)
+			me.detail = why;
+
+		ch.send({{"type", "done"}, {"client", to_json(me)}});
+		auto report = ch.recv(kTcpTimeoutMs);
+		if (report && report->at("type") == "report") {
+			res.server = side_from_json(report->at("server"));
+		} else {
+			res.server.status = "no-report";
+			res.server.detail = "the server sent no report within " +
+					    std::to_string(kTcpTimeoutMs / 1000) + " s";
 		}
-		ep.wait(100, ch.fd());
+		return conclude(res, o.allow_retry_exceeded, o.json);
 	}
-	res.elapsed_s = clock.elapsed_s();
-	settle(me, deadline, deadline || aborted ? why : "");
-	if (aborted && !deadline)
-		me.detail = why;
+};
 
-	ch.send({{"type", "done"}, {"client", to_json(me)}});
-	auto report = ch.recv(kTcpTimeoutMs);
-	if (report && report->at("type") == "report") {
-		res.server = side_from_json(report->at("server"));
-	} else {
-		res.server.status = "no-report";
-		res.server.detail = "the server sent no report within " +
-				    std::to_string(kTcpTimeoutMs / 1000) + " s";
-	}
-	return conclude(res, o.allow_retry_exceeded, o.json);
+} // namespace
+
+int run_client(const Options &o)
+{
+	Client client(o);
+
+	return client.run();
 }
 
 /* ---- server ------------------------------------------------------------- */
