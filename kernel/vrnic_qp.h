@@ -60,13 +60,6 @@ struct vrnic_swqe {
 };
 
 /*
- * RDMA ATOMIC WRITE (IBTA 1.5, 9.4.7): rdma-core 44 has it, the 6.1 kernel's
- * headers do not.  The values are the uverbs ones later kernels use.
- */
-#define VRNIC_WR_ATOMIC_WRITE	15	/* IB_UVERBS_WR_ATOMIC_WRITE */
-#define VRNIC_WC_ATOMIC_WRITE	9	/* IB_UVERBS_WC_ATOMIC_WRITE */
-
-/*
  * The requester splits an RDMA READ into requests of at most this many
  * response packets, each on an absolute boundary of the READ (so chunk k
  * covers bytes [k * chunk, (k + 1) * chunk)).  Like the window on
@@ -276,17 +269,10 @@ static inline void vrnic_engines_assert_held(struct vrnic_qp *qp)
 	lockdep_assert(test_bit(VRNIC_QP_RUNNING, &qp->engine));
 }
 
-/* Compare-and-swap or fetch-and-add: one PSN, answered by an atomic ACK. */
-static inline bool vrnic_wr_is_atomic(u32 opcode)
+/* A datagram QP: UD, or the GSI QP (QP1), which is UD on the wire. */
+static inline bool vrnic_qp_is_ud(const struct vrnic_qp *qp)
 {
-	return opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
-	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
-}
-
-/* A READ or an atomic: completes only with its response. */
-static inline bool vrnic_wr_is_read_atomic(u32 opcode)
-{
-	return opcode == IB_WR_RDMA_READ || vrnic_wr_is_atomic(opcode);
+	return qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI;
 }
 
 static inline struct vrnic_qp *to_vqp(struct ib_qp *qp)

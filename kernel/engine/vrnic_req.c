@@ -15,6 +15,7 @@
 #include "vrnic_verbs.h"
 #include "engine/vrnic_comp.h"
 #include "engine/vrnic_req.h"
+#include "engine/vrnic_wr.h"
 #include "mem/vrnic_mem.h"
 #include "obj/vrnic_qp_obj.h"
 #include "tx/vrnic_tx.h"
@@ -35,32 +36,6 @@ void vrnic_req_reset(struct vrnic_qp *qp)
 void vrnic_req_start(struct vrnic_qp *qp)
 {
 	qp->req.psn = qp->attr.sq_psn;
-}
-
-static bool vrnic_wr_allowed(struct vrnic_qp *qp, u32 opcode)
-{
-	enum ib_qp_type type = qp->ibqp.qp_type;
-
-	switch (opcode) {
-	case IB_WR_REG_MR:
-	case IB_WR_LOCAL_INV:
-		/* Kernel only: a REG_MR WQE carries a kernel pointer. */
-		return !qp->is_user && type != IB_QPT_UD && type != IB_QPT_GSI;
-	case IB_WR_SEND:
-	case IB_WR_SEND_WITH_IMM:
-		return true;
-	case IB_WR_RDMA_WRITE:
-	case IB_WR_RDMA_WRITE_WITH_IMM:
-		return type == IB_QPT_RC || type == IB_QPT_UC;
-	case IB_WR_RDMA_READ:
-	case IB_WR_ATOMIC_CMP_AND_SWP:
-	case IB_WR_ATOMIC_FETCH_AND_ADD:
-	case IB_WR_SEND_WITH_INV:
-	case VRNIC_WR_ATOMIC_WRITE:
-		return type == IB_QPT_RC;
-	default:
-		return false;
-	}
 }
 
 /* The send WQE at @index of the SQ, in the queue's memory. */
@@ -88,7 +63,7 @@ static int vrnic_req_load(struct vrnic_qp *qp, u32 index, struct vrnic_swqe *w)
 	w->send_flags = READ_ONCE(s->wr.send_flags);
 	w->num_sge = READ_ONCE(s->dma.num_sge);
 
-	if (!vrnic_wr_allowed(qp, w->opcode))
+	if (!vrnic_wr_allowed(qp->ibqp.qp_type, qp->is_user, w->opcode))
 		return IB_WC_LOC_QP_OP_ERR;
 	if (w->opcode == IB_WR_REG_MR) {
 		w->reg_mr = READ_ONCE(s->wr.wr.reg.mr);
@@ -147,7 +122,7 @@ static int vrnic_req_load(struct vrnic_qp *qp, u32 index, struct vrnic_swqe *w)
 		w->imm = (__force __be32)READ_ONCE(s->wr.ex.invalidate_rkey);
 	else
 		w->imm = READ_ONCE(s->wr.ex.imm_data);
-	if (qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI) {
+	if (vrnic_qp_is_ud(qp)) {
 		w->dst_qpn = READ_ONCE(s->wr.wr.ud.remote_qpn) & 0xffffff;
 		w->qkey = READ_ONCE(s->wr.wr.ud.remote_qkey);
 		/*
@@ -259,7 +234,7 @@ static u8 vrnic_req_opcode(struct vrnic_qp *qp, const struct vrnic_swqe *w,
 	default: {
 		bool imm = w->opcode == IB_WR_SEND_WITH_IMM;
 
-		if (qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI)
+		if (vrnic_qp_is_ud(qp))
 			return imm ? VRNIC_OP_UD_SEND_ONLY_WITH_IMMEDIATE :
 				     VRNIC_OP_UD_SEND_ONLY;
 		if (first && last)
@@ -370,7 +345,7 @@ static const struct rdma_ah_attr *vrnic_req_av(struct vrnic_qp *qp,
 	struct vrnic_ah *ah;
 	unsigned long flags;
 
-	if (qp->ibqp.qp_type != IB_QPT_UD && qp->ibqp.qp_type != IB_QPT_GSI)
+	if (!vrnic_qp_is_ud(qp))
 		return &qp->attr.ah_attr;
 	xa_lock_irqsave(&vdev->ahs, flags);
 	ah = xa_load(&vdev->ahs, w->ah_num);
@@ -466,7 +441,7 @@ static int vrnic_req_one(struct vrnic_qp *qp)
 		vrnic_req_finish(qp, w, IB_WC_LOC_QP_OP_ERR);
 		return -EINVAL;
 	}
-	dst_qpn = (qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI) ?
+	dst_qpn = vrnic_qp_is_ud(qp) ?
 		  w->dst_qpn : qp->attr.dest_qp_num;
 
 	switch (w->opcode) {

@@ -285,7 +285,7 @@ static enum vrnic_resp_verdict vrnic_resp_send(struct vrnic_qp *qp,
 					       struct sk_buff *skb)
 {
 	struct vrnic_pkt *pkt = vrnic_pkt(skb);
-	bool ud = qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI;
+	bool ud = vrnic_qp_is_ud(qp);
 	int err;
 
 	if (pkt->flags & VRNIC_OPF_FIRST) {
@@ -752,7 +752,7 @@ void vrnic_resp_rx(struct vrnic_qp *qp, struct sk_buff *skb)
 {
 	struct vrnic_dev *vdev = to_vdev(qp->ibqp.device);
 	struct vrnic_pkt *pkt = vrnic_pkt(skb);
-	bool ud = qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI;
+	bool ud = vrnic_qp_is_ud(qp);
 	enum vrnic_resp_verdict v;
 	u8 syndrome;
 	s32 d;

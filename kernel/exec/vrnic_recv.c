@@ -27,8 +27,7 @@ static bool vrnic_transport_ok(struct vrnic_qp *qp, u8 opcode)
 	case VRNIC_TRANSPORT_UC:
 		return qp->ibqp.qp_type == IB_QPT_UC;
 	case VRNIC_TRANSPORT_UD:
-		return qp->ibqp.qp_type == IB_QPT_UD ||
-		       qp->ibqp.qp_type == IB_QPT_GSI;
+		return vrnic_qp_is_ud(qp);
 	default:
 		return false;
 	}

@@ -14,7 +14,9 @@
  *    reach the reader;
  *  - a comp_handler that polls its CQ and posts from inside the flush of
  *    a QP moved to the error state, as a ULP's handler may: the driver
- *    must call it without its queue locks held.
+ *    must call it without its queue locks held;
+ *  - the work-request rules at post time (issue 15): RDMA on a UD QP is
+ *    refused, ATOMIC WRITE is taken.
  *
  * Copyright (c) 2026 The vrnic authors
  */
@@ -555,9 +557,170 @@ out_cq:
 	ib_destroy_cq(cq);
 }
 
+/*
+ * The work-request rules are one table (engine/vrnic_wr.c), read at post
+ * time too: a kernel post of an opcode its QP type does not carry is
+ * refused at once, that WR is the bad one, and nothing of it is queued
+ * or completed later.  A UD QP carries SENDs only (IBA 10.2.3).
+ */
+static void vrnic_ulp_rdma_on_ud_refused_at_post(struct kunit *test)
+{
+	static const enum ib_wr_opcode ops[] = {
+		IB_WR_RDMA_WRITE, IB_WR_RDMA_WRITE_WITH_IMM, IB_WR_RDMA_READ,
+		IB_WR_ATOMIC_CMP_AND_SWP,
+	};
+	struct ulp_ctx *c = test->priv;
+	struct ib_cq_init_attr ca = { .cqe = 8 };
+	struct ib_qp_init_attr init = {
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.sq_sig_type = IB_SIGNAL_ALL_WR,
+		.qp_type = IB_QPT_UD,
+	};
+	struct ib_qp_attr a = {
+		.qp_state = IB_QPS_INIT,
+		.port_num = ULP_PORT,
+		.qkey = 0x11111111,
+	};
+	u64 word = 0;
+	struct ib_sge sge = {
+		.addr = (uintptr_t)&word, .length = sizeof(word),
+		.lkey = c->pd->local_dma_lkey,
+	};
+	struct ib_atomic_wr wr = {};
+	const struct ib_send_wr *bad;
+	struct ib_wc wc;
+	struct ib_cq *cq;
+	struct ib_qp *qp;
+	unsigned int i;
+	int err;
+
+	cq = ib_create_cq(c->dev, NULL, NULL, NULL, &ca);
+	if (IS_ERR(cq)) {
+		KUNIT_FAIL(test, "create CQ: %ld", PTR_ERR(cq));
+		return;
+	}
+	init.send_cq = cq;
+	init.recv_cq = cq;
+	qp = ib_create_qp(c->pd, &init);
+	if (IS_ERR(qp)) {
+		KUNIT_FAIL(test, "create UD QP: %ld", PTR_ERR(qp));
+		goto out_cq;
+	}
+	err = ib_modify_qp(qp, &a, IB_QP_STATE | IB_QP_PKEY_INDEX |
+			   IB_QP_PORT | IB_QP_QKEY);
+	a.qp_state = IB_QPS_RTR;
+	err = err ?: ib_modify_qp(qp, &a, IB_QP_STATE);
+	a.qp_state = IB_QPS_RTS;
+	a.sq_psn = 1;
+	err = err ?: ib_modify_qp(qp, &a, IB_QP_STATE | IB_QP_SQ_PSN);
+	if (err) {
+		KUNIT_FAIL(test, "UD QP to RTS: %d", err);
+		goto out_qp;
+	}
+	for (i = 0; i < ARRAY_SIZE(ops); i++) {
+		wr.wr.opcode = ops[i];
+		wr.wr.wr_id = 10 + i;
+		wr.wr.sg_list = &sge;
+		wr.wr.num_sge = 1;
+		wr.wr.send_flags = IB_SEND_SIGNALED;
+		wr.remote_addr = 0x1000;
+		wr.rkey = 0x100;
+		bad = NULL;
+		err = ib_post_send(qp, &wr.wr, &bad);
+		KUNIT_EXPECT_EQ_MSG(test, err, -EINVAL, "opcode %d on UD",
+				    ops[i]);
+		KUNIT_EXPECT_PTR_EQ(test, bad, &wr.wr);
+	}
+	/* Refused, not queued: nothing completes (in error or otherwise). */
+	msleep(200);
+	KUNIT_EXPECT_EQ(test, ib_poll_cq(cq, 1, &wc), 0);
+out_qp:
+	ib_destroy_qp(qp);
+out_cq:
+	ib_destroy_cq(cq);
+}
+
+/* RDMA ATOMIC WRITE's uverbs values: the 6.1 kernel's enums predate it. */
+#define ULP_WR_ATOMIC_WRITE	15
+#define ULP_WC_ATOMIC_WRITE	9
+
+/*
+ * ATOMIC WRITE (IBTA 1.5, 9.4.7), which vrnic offers, from a kernel
+ * consumer: an RDMA WR whose 8 bytes are inline data, as librxe puts
+ * them.  They land at the remote address whole, nothing around them
+ * moves, and the completion says ATOMIC WRITE.
+ */
+static void vrnic_ulp_atomic_write(struct kunit *test)
+{
+	struct ulp_ctx *c = test->priv;
+	u64 word = 0x0123456789abcdefULL;
+	struct ib_sge sge = {
+		.addr = (uintptr_t)&word, .length = sizeof(word),
+		.lkey = c->pd->local_dma_lkey,
+	};
+	struct ib_qp_attr a = {
+		.qp_access_flags = IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE,
+	};
+	struct ib_rdma_wr wr = {
+		.wr = {
+			.opcode = (enum ib_wr_opcode)ULP_WR_ATOMIC_WRITE,
+			.sg_list = &sge, .num_sge = 1, .wr_id = 9,
+			.send_flags = IB_SEND_SIGNALED | IB_SEND_INLINE,
+		},
+	};
+	const size_t at = 64;
+	struct ulp_buf dst = {};
+	struct ulp_pair p;
+	struct ib_wc wc;
+	int err;
+
+	err = ulp_pair_create(c, &p) ?:
+	      ib_modify_qp(p.b, &a, IB_QP_ACCESS_FLAGS);
+	if (err) {
+		KUNIT_FAIL(test, "QP pair setup: %d", err);
+		goto out;
+	}
+	err = ulp_buf_alloc(c, &dst, ULP_OLD) ?:
+	      ulp_reg(p.b, p.cq_b, &dst,
+		      IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE);
+	if (err) {
+		KUNIT_FAIL(test, "target MR: %d", err);
+		goto out;
+	}
+	wr.remote_addr = dst.mr->iova + at;
+	wr.rkey = dst.mr->rkey;
+	err = ib_post_send(p.a, &wr.wr, NULL);
+	if (err) {
+		KUNIT_FAIL(test, "a kernel ATOMIC WRITE is refused: %d", err);
+		goto out;
+	}
+	err = ulp_wait_wc(p.cq_a, &wc);
+	if (err) {
+		KUNIT_FAIL(test, "the ATOMIC WRITE never completed: %d", err);
+		goto out;
+	}
+	KUNIT_EXPECT_EQ_MSG(test, wc.status, IB_WC_SUCCESS, "status %s",
+			    ib_wc_status_msg(wc.status));
+	KUNIT_EXPECT_EQ(test, (int)wc.opcode, ULP_WC_ATOMIC_WRITE);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 9ULL);
+	ib_dma_sync_single_for_cpu(c->dev, dst.dma, ULP_MR_LEN,
+				   DMA_BIDIRECTIONAL);
+	KUNIT_EXPECT_EQ(test, memcmp(dst.va + at, &word, sizeof(word)), 0);
+	KUNIT_EXPECT_EQ(test, ulp_count(dst.va, at, ULP_OLD), at);
+	KUNIT_EXPECT_EQ(test, ulp_count(dst.va + at + sizeof(word),
+					ULP_MR_LEN - at - sizeof(word), ULP_OLD),
+			ULP_MR_LEN - at - sizeof(word));
+out:
+	ulp_pair_destroy(&p);
+	ulp_buf_free(c, &dst);
+}
+
 static struct kunit_case vrnic_ulp_cases[] = {
 	KUNIT_CASE(vrnic_ulp_handler_posts_during_flush),
 	KUNIT_CASE(vrnic_ulp_local_inv_during_read),
+	KUNIT_CASE(vrnic_ulp_rdma_on_ud_refused_at_post),
+	KUNIT_CASE(vrnic_ulp_atomic_write),
 	{}
 };
 

@@ -25,24 +25,11 @@ static int vrnic_post_one_send(struct vrnic_qp *qp, const struct ib_send_wr *wr)
 	u64 length = 0;
 	int i;
 
-	switch (wr->opcode) {
-	case IB_WR_SEND:
-	case IB_WR_SEND_WITH_IMM:
-	case IB_WR_SEND_WITH_INV:
-	case IB_WR_RDMA_WRITE:
-	case IB_WR_RDMA_WRITE_WITH_IMM:
-	case IB_WR_RDMA_READ:
-	case IB_WR_ATOMIC_CMP_AND_SWP:
-	case IB_WR_ATOMIC_FETCH_AND_ADD:
-		break;
-	case IB_WR_REG_MR:
-	case IB_WR_LOCAL_INV:
-		if (qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI)
-			return -EINVAL;
-		break;
-	default:
+	/* The requester's rules (engine/vrnic_wr.c), told at once. */
+	if (!vrnic_wr_info(wr->opcode))
 		return -EOPNOTSUPP;
-	}
+	if (!vrnic_wr_allowed(qp->ibqp.qp_type, false, wr->opcode))
+		return -EINVAL;
 	if (wr->num_sge < 0 || wr->num_sge > qp->sq.max_sge)
 		return -EINVAL;
 	for (i = 0; i < wr->num_sge; i++)
@@ -50,6 +37,10 @@ static int vrnic_post_one_send(struct vrnic_qp *qp, const struct ib_send_wr *wr)
 	if (length > VRNIC_MAX_MSG_SIZE)
 		return -EINVAL;
 	if ((wr->send_flags & IB_SEND_INLINE) && length > qp->sq.max_inline)
+		return -EINVAL;
+	/* Its 8 bytes travel in the WQE, as librxe's do: inline data. */
+	if (wr->opcode == VRNIC_WR_ATOMIC_WRITE &&
+	    (!(wr->send_flags & IB_SEND_INLINE) || length != sizeof(u64)))
 		return -EINVAL;
 	if (vrnic_queue_full(&qp->sq.queue))
 		return -ENOMEM;
@@ -64,7 +55,8 @@ static int vrnic_post_one_send(struct vrnic_qp *qp, const struct ib_send_wr *wr)
 	else
 		wqe->wr.ex.imm_data = wr->ex.imm_data;
 
-	switch (wr->opcode) {
+	/* As u32: the enum of the 6.1 headers has no ATOMIC WRITE. */
+	switch ((u32)wr->opcode) {
 	case IB_WR_REG_MR:
 		wqe->wr.wr.reg.mr = reg_wr(wr)->mr;
 		wqe->wr.wr.reg.key = reg_wr(wr)->key;
@@ -73,6 +65,7 @@ static int vrnic_post_one_send(struct vrnic_qp *qp, const struct ib_send_wr *wr)
 	case IB_WR_RDMA_WRITE:
 	case IB_WR_RDMA_WRITE_WITH_IMM:
 	case IB_WR_RDMA_READ:
+	case VRNIC_WR_ATOMIC_WRITE:
 		wqe->wr.wr.rdma.remote_addr = rdma_wr(wr)->remote_addr;
 		wqe->wr.wr.rdma.rkey = rdma_wr(wr)->rkey;
 		break;
@@ -86,7 +79,7 @@ static int vrnic_post_one_send(struct vrnic_qp *qp, const struct ib_send_wr *wr)
 	default:
 		break;
 	}
-	if (qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI) {
+	if (vrnic_qp_is_ud(qp)) {
 		/* A controlled Q_Key is replaced by the requester's parse. */
 		wqe->wr.wr.ud.remote_qpn = ud_wr(wr)->remote_qpn;
 		wqe->wr.wr.ud.remote_qkey = ud_wr(wr)->remote_qkey;

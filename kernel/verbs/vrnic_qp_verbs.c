@@ -304,7 +304,7 @@ static void vrnic_qp_enter(struct vrnic_qp *qp, enum ib_qp_state new)
 		vrnic_resp_start(qp);
 		break;
 	case IB_QPS_RTS:
-		if (qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI)
+		if (vrnic_qp_is_ud(qp))
 			qp->mtu = ib_mtu_enum_to_int(mtu);
 		if (qp->state == IB_QPS_RTR) {
 			vrnic_req_start(qp);
