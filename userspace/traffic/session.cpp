@@ -687,72 +687,151 @@ struct Client {
 	}
 };
 
-} // namespace
-
-int run_client(const Options &o)
-{
-	Client client(o);
-
-	return client.run();
-}
-
 /* ---- server ------------------------------------------------------------- */
 
-int run_server(const Options &o)
+json receive_hello(Channel &ch)
 {
-	Channel ch = Channel::accept_one(o.port, static_cast<int>(o.deadline_s * 1000));
 	auto hello = ch.recv(kTcpTimeoutMs);
 
 	if (!hello || hello->at("type") != "hello")
 		throw std::runtime_error("the client sent no hello");
-	const json knobs = hello->at("knobs");
+	return *hello;
+}
+
+/* The op the client asked for; an unknown one is refused. */
+Op requested_op(Channel &ch, const json &knobs)
+{
 	auto op = parse_op(knobs.at("op").get<std::string>());
+
 	if (!op) {
 		ch.send({{"type", "refused"}, {"why", "unknown op"}});
 		throw std::runtime_error("the client asked for an unknown op");
 	}
-	const Plan plan(*op, knobs.at("bytes").get<uint64_t>(), knobs.at("size").get<uint32_t>());
-	const uint32_t depth = knobs.at("depth").get<uint32_t>();
-	const uint32_t seed = knobs.at("seed").get<uint32_t>();
-	const bool allow = knobs.at("allow-retry-exceeded").get<bool>();
-	const uint32_t slots = depth;
-	const bool credits_used = *op == Op::Send || *op == Op::Write;
-	const uint32_t sq = 2 * depth;
-	const size_t data_bytes = *op == Op::Atomic ? AtomicModel::kCounters * 8ull
-						    : static_cast<size_t>(slots) * plan.size;
-	Endpoint ep(o, data_bytes, slots * 8ull, sq, slots);
-	const uint32_t psn = initial_psn(seed, true);
+	return *op;
+}
 
-	if (*op == Op::Read) {
-		for (uint32_t s = 0; s < slots; s++)
-			fill_pattern({ep.data() + static_cast<size_t>(s) * plan.size, plan.size},
-				     seed, s);
-	} else if (*op == Op::Atomic) {
-		auto init = AtomicModel::initial(seed);
-
-		std::memcpy(ep.data(), init.data(), init.size() * 8);
-	}
-
-	Result res = new_result(plan, depth, seed);
-	SideReport &me = res.server;
-
+/*
+ * One server run.  Setup is the member initialisation (accept the client,
+ * take its hello and knobs, then the endpoint); run() preloads the data,
+ * connects, and checks what arrives until the client's done.
+ */
+struct Server {
+	const Options &o;
+	Channel ch;
+	const json hello;
+	const json knobs;
+	const Op op;
+	const Plan plan;
+	const uint32_t depth;
+	const uint32_t seed;
+	const bool allow;
+	const uint32_t slots;
+	const bool credits_used;
+	const uint32_t sq;
+	Endpoint ep;
+	const uint32_t psn;
+	Result res;
+	SideReport &me;
 	uint64_t out_sq = 0, out_rq = 0, pending_credits = 0;
 	bool failed = false, own_flush = false, done = false, deadline = false;
+	bool abort_sent = false;
+	Clock::time_point drain_end{};
 	std::string why;
 
-	auto post_recv = [&](uint32_t slot) {
+	explicit Server(const Options &opts)
+		: o(opts), ch(Channel::accept_one(o.port, static_cast<int>(o.deadline_s * 1000))),
+		  hello(receive_hello(ch)), knobs(hello.at("knobs")),
+		  op(requested_op(ch, knobs)),
+		  plan(op, knobs.at("bytes").get<uint64_t>(), knobs.at("size").get<uint32_t>()),
+		  depth(knobs.at("depth").get<uint32_t>()),
+		  seed(knobs.at("seed").get<uint32_t>()),
+		  allow(knobs.at("allow-retry-exceeded").get<bool>()),
+		  slots(depth), credits_used(op == Op::Send || op == Op::Write), sq(2 * depth),
+		  ep(o, op == Op::Atomic ? AtomicModel::kCounters * 8ull
+					 : static_cast<size_t>(slots) * plan.size,
+		     slots * 8ull, sq, slots),
+		  psn(initial_psn(seed, true)),
+		  res(new_result(plan, depth, seed)), me(res.server)
+	{
+	}
+
+	int run()
+	{
+		preload();
+		if (credits_used)
+			for (uint32_t s = 0; s < slots; s++)
+				post_recv(s);
+		ep.connect(hello.at("qp"), psn, knobs);
+		ch.send({{"type", "welcome"}, {"qp", ep.local_info(psn)}});
+		loop();
+		return report();
+	}
+
+	/* What the client reads: read's slots, atomic's counters. */
+	void preload()
+	{
+		if (op == Op::Read) {
+			for (uint32_t s = 0; s < slots; s++)
+				fill_pattern({ep.data() + static_cast<size_t>(s) * plan.size, plan.size},
+					     seed, s);
+		} else if (op == Op::Atomic) {
+			auto init = AtomicModel::initial(seed);
+
+			std::memcpy(ep.data(), init.data(), init.size() * 8);
+		}
+	}
+
+	void post_recv(uint32_t slot)
+	{
 		ibv_sge s = ep.data_sge(static_cast<size_t>(slot) * plan.size, plan.size);
 
-		ep.post_recv(wr_id(slot, kData), *op == Op::Send ? &s : nullptr);
+		ep.post_recv(wr_id(slot, kData), op == Op::Send ? &s : nullptr);
 		out_rq++;
-	};
-	if (credits_used)
-		for (uint32_t s = 0; s < slots; s++)
-			post_recv(s);
-	ep.connect(hello->at("qp"), psn, knobs);
-	ch.send({{"type", "welcome"}, {"qp", ep.local_info(psn)}});
+	}
 
-	auto handle = [&](const ibv_wc &wc) {
+	/* Check and credit what arrives until the client is done, or time is up. */
+	void loop()
+	{
+		const Watchdog clock(o.deadline_s);
+
+		for (;;) {
+			int n = ep.poll_each([this](const ibv_wc &wc) { handle(wc); });
+
+			post_credits();
+			if (failed && !abort_sent) {
+				ch.send({{"type", "abort"},
+					 {"why", "server error completion: " + me.first_error}});
+				abort_sent = true;
+			}
+			if (done && drain_over())
+				break;
+			if (n)
+				continue;
+			if (!done) {
+				if (take_done())
+					continue;
+				if (ch.closed()) {
+					why = "the client closed the side channel without a result";
+					res.client.status = "no-report";
+					res.client.detail = why;
+					break;
+				}
+			}
+			if (clock.expired()) {
+				why = "the client did not finish within " +
+				      std::to_string(static_cast<int>(o.deadline_s)) + " s; " +
+				      std::to_string(me.messages) + " of " +
+				      std::to_string(plan.messages) + " messages arrived";
+				deadline = true;
+				break;
+			}
+			ep.wait(100, done ? -1 : ch.fd());
+		}
+		res.elapsed_s = clock.elapsed_s();
+	}
+
+	void handle(const ibv_wc &wc)
+	{
 		/* A failed completion's opcode is undefined: go by the wr_id. */
 		const bool recv = wr_kind(wc.wr_id) == kData;
 
@@ -772,18 +851,28 @@ int run_server(const Options &o)
 		if (!recv)
 			return;
 		const uint32_t slot = static_cast<uint32_t>(wr_index(wc.wr_id));
+
+		check(wc, slot);
+		me.messages++;
+		post_recv(slot);
+		pending_credits++;
+	}
+
+	/* Check message me.messages, which just arrived in @slot (send) or by WRITE. */
+	void check(const ibv_wc &wc, uint32_t slot)
+	{
 		const uint8_t *p = ep.data() + static_cast<size_t>(slot) * plan.size;
 		const uint64_t i = me.messages;
 		const uint32_t len = i < plan.messages ? plan.len(i) : 0;
 
 		if (i >= plan.messages) {
 			note_mismatch(me, "message " + std::to_string(i) + " arrived, but only " +
-				 std::to_string(plan.messages) + " were sent");
-		} else if (*op == Op::Send) {
+					  std::to_string(plan.messages) + " were sent");
+		} else if (op == Op::Send) {
 			if (wc.byte_len != len)
 				note_mismatch(me, "message " + std::to_string(i) + ": length " +
-					 std::to_string(wc.byte_len) + ", expected " +
-					 std::to_string(len));
+						  std::to_string(wc.byte_len) + ", expected " +
+						  std::to_string(len));
 			else if (auto bad = check_pattern({p, len}, seed, i))
 				note_mismatch(me, "SEND " + bad->describe(i));
 			else
@@ -795,23 +884,17 @@ int run_server(const Options &o)
 
 			if (!(wc.wc_flags & IBV_WC_WITH_IMM) || imm != i)
 				note_mismatch(me, "message " + std::to_string(i) +
-					 ": the WRITE_WITH_IMM carried " + std::to_string(imm));
+						  ": the WRITE_WITH_IMM carried " + std::to_string(imm));
 			else if (auto bad = check_pattern({wp, len}, seed, i))
 				note_mismatch(me, "WRITE " + bad->describe(i));
 			else
 				me.bytes_verified += len;
 		}
-		me.messages++;
-		post_recv(slot);
-		pending_credits++;
-	};
+	}
 
-	const Watchdog clock(o.deadline_s);
-	Clock::time_point drain_end{};
-	bool abort_sent = false;
-
-	for (;;) {
-		int n = ep.poll_each(handle);
+	/* A credit (8-byte SEND of the checked count) per checked message. */
+	void post_credits()
+	{
 		while (!failed && !own_flush && pending_credits && out_sq < sq) {
 			uint64_t v = me.messages;
 			uint32_t slot = static_cast<uint32_t>(v % slots);
@@ -828,88 +911,97 @@ int run_server(const Options &o)
 			out_sq++;
 			pending_credits--;
 		}
-		if (failed && !abort_sent) {
-			ch.send({{"type", "abort"},
-				 {"why", "server error completion: " + me.first_error}});
-			abort_sent = true;
-		}
-		if (done) {
-			bool settled = own_flush ? out_sq == 0 && out_rq == 0
-						 : out_sq == 0 && !pending_credits;
-			if (settled)
-				break;
-			if (Clock::now() >= drain_end) {
-				why = "outstanding WRs did not complete within 10 s of the client's done";
-				deadline = true;
-				break;
-			}
-		}
-		if (n)
-			continue;
-		if (!done) {
-			auto m = ch.poll_recv();
-
-			if (m && m->at("type") == "done") {
-				res.client = side_from_json(m->at("client"));
-				done = true;
-				drain_end = Clock::now() + std::chrono::seconds(10);
-				if (res.client.status != "ok" || failed) {
-					ep.to_error();
-					own_flush = true;
-				}
-				continue;
-			}
-			if (ch.closed()) {
-				why = "the client closed the side channel without a result";
-				res.client.status = "no-report";
-				res.client.detail = why;
-				break;
-			}
-		}
-		if (clock.expired()) {
-			why = "the client did not finish within " +
-			      std::to_string(static_cast<int>(o.deadline_s)) + " s; " +
-			      std::to_string(me.messages) + " of " +
-			      std::to_string(plan.messages) + " messages arrived";
-			deadline = true;
-			break;
-		}
-		ep.wait(100, done ? -1 : ch.fd());
 	}
-	res.elapsed_s = clock.elapsed_s();
 
-	if (*op == Op::Atomic && done) {
+	/* After the client's done: true once our WRs settled or the drain timed out. */
+	bool drain_over()
+	{
+		bool settled = own_flush ? out_sq == 0 && out_rq == 0
+					 : out_sq == 0 && !pending_credits;
+		if (settled)
+			return true;
+		if (Clock::now() >= drain_end) {
+			why = "outstanding WRs did not complete within 10 s of the client's done";
+			deadline = true;
+			return true;
+		}
+		return false;
+	}
+
+	/* Take the client's done if it came; flush our WRs if the run failed. */
+	bool take_done()
+	{
+		auto m = ch.poll_recv();
+
+		if (!(m && m->at("type") == "done"))
+			return false;
+		res.client = side_from_json(m->at("client"));
+		done = true;
+		drain_end = Clock::now() + std::chrono::seconds(10);
+		if (res.client.status != "ok" || failed) {
+			ep.to_error();
+			own_flush = true;
+		}
+		return true;
+	}
+
+	/* atomic: the counters must hold what the model predicts. */
+	void check_counters()
+	{
 		const uint64_t issued = res.client.messages;
 
-		if (res.client.status == "ok" && issued == plan.messages) {
-			auto want = atomic_final(seed, plan.messages);
-
-			for (uint32_t k = 0; k < AtomicModel::kCounters; k++) {
-				uint64_t got;
-
-				std::memcpy(&got, ep.data() + k * 8ull, 8);
-				if (got != want[k])
-					note_mismatch(me, "counter " + std::to_string(k) + " holds " +
-							  hex64(got) + ", expected " + hex64(want[k]));
-			}
-			if (!me.mismatches)
-				me.detail = "all " + std::to_string(AtomicModel::kCounters) +
-					    " counters hold the values predicted after " +
-					    std::to_string(plan.messages) + " atomics";
-		} else {
+		if (!(res.client.status == "ok" && issued == plan.messages)) {
 			me.detail = "counters not checked: the client did not finish";
+			return;
 		}
+		auto want = atomic_final(seed, plan.messages);
+
+		for (uint32_t k = 0; k < AtomicModel::kCounters; k++) {
+			uint64_t got;
+
+			std::memcpy(&got, ep.data() + k * 8ull, 8);
+			if (got != want[k])
+				note_mismatch(me, "counter " + std::to_string(k) + " holds " +
+						  hex64(got) + ", expected " + hex64(want[k]));
+		}
+		if (!me.mismatches)
+			me.detail = "all " + std::to_string(AtomicModel::kCounters) +
+				    " counters hold the values predicted after " +
+				    std::to_string(plan.messages) + " atomics";
 	}
-	settle(me, deadline, why);
-	if (me.status == "ok" && credits_used && done && res.client.status == "ok" &&
-	    me.messages != plan.messages) {
-		me.status = "error";
-		me.detail = "only " + std::to_string(me.messages) + " of " +
-			    std::to_string(plan.messages) + " messages arrived";
+
+	/* Settle our side, send it to the client, judge and print. */
+	int report()
+	{
+		if (op == Op::Atomic && done)
+			check_counters();
+		settle(me, deadline, why);
+		if (me.status == "ok" && credits_used && done && res.client.status == "ok" &&
+		    me.messages != plan.messages) {
+			me.status = "error";
+			me.detail = "only " + std::to_string(me.messages) + " of " +
+				    std::to_string(plan.messages) + " messages arrived";
+		}
+		if (done)
+			ch.send({{"type", "report"}, {"server", to_json(me)}});
+		return conclude(res, allow, o.json);
 	}
-	if (done)
-		ch.send({{"type", "report"}, {"server", to_json(me)}});
-	return conclude(res, allow, o.json);
+};
+
+} // namespace
+
+int run_client(const Options &o)
+{
+	Client client(o);
+
+	return client.run();
+}
+
+int run_server(const Options &o)
+{
+	Server server(o);
+
+	return server.run();
 }
 
 } // namespace vrnic::traffic
