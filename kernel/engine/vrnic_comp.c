@@ -213,6 +213,7 @@ static u32 vrnic_comp_psn_end(struct vrnic_qp *qp)
 
 /**
  * vrnic_comp_retire - turn done send WQEs into completions, in order
+ * @qp:		the QP, its engines running
  *
  * A WQE that failed completes with its error status and takes the QP to
  * ERR; signaled or not, error completions are always generated.
@@ -588,8 +589,74 @@ static void vrnic_comp_skip_acked(struct vrnic_qp *qp)
 			 qp->comp.una);
 }
 
+/* AETH syndromes the IBA reserves. */
+static bool vrnic_comp_syndrome_reserved(u8 syndrome)
+{
+	return (syndrome & VRNIC_AETH_RESV) ||
+	       (syndrome & VRNIC_AETH_TYPE_MASK) == VRNIC_AETH_RESERVED_TYPE ||
+	       ((syndrome & VRNIC_AETH_TYPE_MASK) == VRNIC_AETH_NAK &&
+		syndrome > VRNIC_AETH_NAK_REM_OP_ERR);
+}
+
+/*
+ * Ignore responses for PSNs never sent, or for PSNs already acknowledged
+ * (IBA 9.7.5.1.1: ghosts and stale duplicates).  After a rewind, an ACK
+ * or NAK for a PSN sent before it is no ghost: the responder acks a
+ * duplicate with the newest PSN it executed, which the resend has not
+ * reached yet.  A read response or atomic ACK there answers a request the
+ * requester is going to ask again: it is taken when it comes again, in
+ * order behind the new request.
+ */
+static bool vrnic_comp_ignored(struct vrnic_qp *qp, struct vrnic_pkt *pkt)
+{
+	u32 end = pkt->flags & (VRNIC_OPF_READ_RESP | VRNIC_OPF_ATOMIC_ACK) ?
+		  qp->req.psn : vrnic_comp_psn_end(qp);
+
+	return !vrnic_psn_before(pkt->psn, end) ||
+	       vrnic_psn_before(pkt->psn, qp->comp.una);
+}
+
+/**
+ * vrnic_comp_progress - what a response taken moved
+ * @qp:		the QP, its engines running
+ * @syndrome:	the response's AETH syndrome (an ACK if it had no AETH)
+ * @cons_before:	the SQ's consumer index before the response
+ * @una_before:	the oldest PSN not acknowledged before the response
+ *
+ * Progress is a WQE retired or PSNs newly acknowledged (as in a long
+ * SEND).  It refills the retry budgets, which only timeouts and sequence
+ * error NAKs spend: a peer that answers, but never with what we wait for,
+ * still exhausts them.  The retransmit timer restarts while anything is
+ * left.
+ */
+static void vrnic_comp_progress(struct vrnic_qp *qp, u8 syndrome,
+				u32 cons_before, u32 una_before)
+{
+	bool progress;
+
+	progress = vrnic_queue_consumer(&qp->sq.queue) != cons_before ||
+		   qp->comp.una != una_before;
+	if (qp->comp.rtt_on && vrnic_psn_after(qp->comp.una, qp->comp.rtt_psn))
+		vrnic_comp_rtt_sample(qp);
+	if (!progress)
+		return;
+	qp->comp.window = min_t(u32, 2 * qp->comp.window,
+				vrnic_comp_max_window());
+	qp->comp.retry = qp->attr.retry_cnt;
+	qp->comp.nak_spent = false;
+	qp->comp.early = 0;
+	qp->comp.deferred = 0;
+	qp->comp.heard = false;
+	if ((syndrome & VRNIC_AETH_TYPE_MASK) != VRNIC_AETH_RNR_NAK)
+		qp->comp.rnr_retry = qp->attr.rnr_retry;
+	if (vrnic_queue_consumer(&qp->sq.queue) != vrnic_comp_end(qp))
+		vrnic_comp_arm(qp);
+}
+
 /**
  * vrnic_comp_rx - take one response packet (consumed)
+ * @qp:		the QP, its engines running
+ * @skb:	the response, parsed (struct vrnic_pkt)
  */
 void vrnic_comp_rx(struct vrnic_qp *qp, struct sk_buff *skb)
 {
@@ -598,37 +665,19 @@ void vrnic_comp_rx(struct vrnic_qp *qp, struct sk_buff *skb)
 	u8 syndrome = aeth ? vrnic_aeth_syndrome(aeth) : VRNIC_AETH_ACK;
 	u32 cons_before = vrnic_queue_consumer(&qp->sq.queue);
 	u32 una_before = qp->comp.una;
-	bool progress;
-	u32 end;
 
 	vrnic_engines_assert_held(qp);
 
 	if (qp->ibqp.qp_type != IB_QPT_RC)
 		goto drop;
-	/* AETH syndromes the IBA reserves. */
-	if ((syndrome & VRNIC_AETH_RESV) ||
-	    (syndrome & VRNIC_AETH_TYPE_MASK) == VRNIC_AETH_RESERVED_TYPE ||
-	    ((syndrome & VRNIC_AETH_TYPE_MASK) == VRNIC_AETH_NAK &&
-	     syndrome > VRNIC_AETH_NAK_REM_OP_ERR))
+	if (vrnic_comp_syndrome_reserved(syndrome))
 		goto drop;
 	/*
 	 * The responder is answering, if only requests we asked twice: the
 	 * timer waits for it a while (vrnic_comp_timeout()).
 	 */
 	qp->comp.heard = true;
-	/*
-	 * Ignore responses for PSNs never sent, or for PSNs already
-	 * acknowledged (IBA 9.7.5.1.1: ghosts and stale duplicates).  After
-	 * a rewind, an ACK or NAK for a PSN sent before it is no ghost: the
-	 * responder acks a duplicate with the newest PSN it executed, which
-	 * the resend has not reached yet.  A read response or atomic ACK
-	 * there answers a request the requester is going to ask again: it
-	 * is taken when it comes again, in order behind the new request.
-	 */
-	end = pkt->flags & (VRNIC_OPF_READ_RESP | VRNIC_OPF_ATOMIC_ACK) ?
-	      qp->req.psn : vrnic_comp_psn_end(qp);
-	if (!vrnic_psn_before(pkt->psn, end) ||
-	    vrnic_psn_before(pkt->psn, qp->comp.una))
+	if (vrnic_comp_ignored(qp, pkt))
 		goto drop;
 
 	if ((syndrome & VRNIC_AETH_TYPE_MASK) != VRNIC_AETH_ACK) {
@@ -645,30 +694,7 @@ void vrnic_comp_rx(struct vrnic_qp *qp, struct sk_buff *skb)
 	}
 	vrnic_comp_skip_acked(qp);
 	vrnic_comp_retire(qp);
-	/*
-	 * Progress is a WQE retired or PSNs newly acknowledged (as in a long
-	 * SEND).  It refills the retry budgets, which only timeouts and
-	 * sequence error NAKs spend: a peer that answers, but never
-	 * with what we wait for, still exhausts them.  The retransmit timer
-	 * restarts while anything is left.
-	 */
-	progress = vrnic_queue_consumer(&qp->sq.queue) != cons_before ||
-		   qp->comp.una != una_before;
-	if (qp->comp.rtt_on && vrnic_psn_after(qp->comp.una, qp->comp.rtt_psn))
-		vrnic_comp_rtt_sample(qp);
-	if (progress) {
-		qp->comp.window = min_t(u32, 2 * qp->comp.window,
-					vrnic_comp_max_window());
-		qp->comp.retry = qp->attr.retry_cnt;
-		qp->comp.nak_spent = false;
-		qp->comp.early = 0;
-		qp->comp.deferred = 0;
-		qp->comp.heard = false;
-		if ((syndrome & VRNIC_AETH_TYPE_MASK) != VRNIC_AETH_RNR_NAK)
-			qp->comp.rnr_retry = qp->attr.rnr_retry;
-		if (vrnic_queue_consumer(&qp->sq.queue) != vrnic_comp_end(qp))
-			vrnic_comp_arm(qp);
-	}
+	vrnic_comp_progress(qp, syndrome, cons_before, una_before);
 	kfree_skb(skb);
 	return;
 drop:
@@ -696,7 +722,52 @@ static void vrnic_comp_resend_oldest(struct vrnic_qp *qp,
 }
 
 /**
+ * vrnic_comp_rto_expired - the retransmit timeout ran out, @w not done
+ * @qp:		the QP, its engines running
+ * @w:		the oldest send WQE not done
+ *
+ * Responses kept coming in this period, just not the one we wait for:
+ * they are queued ahead of it (the rest of a window of READs answered
+ * before the loss we already asked about), not lost.  A resend now only
+ * queues a second copy of all of them behind the first, and on a slow
+ * host that collapses into retries without end.  Wait another period
+ * instead, a bounded number of times, so that a peer that answers but
+ * never with what we wait for still runs out the retry budget.
+ */
+static void vrnic_comp_rto_expired(struct vrnic_qp *qp, struct vrnic_swqe *w)
+{
+	if (qp->comp.timer_early) {
+		/*
+		 * Sooner than the QP's timeout (adaptive): the next wait is
+		 * twice as long; resend unless responses are arriving.
+		 */
+		qp->comp.early++;
+		if (!qp->comp.heard)
+			vrnic_comp_resend_oldest(qp, w);
+		qp->comp.heard = false;
+		qp->comp.rewound = false;
+		vrnic_comp_arm(qp);
+		return;
+	}
+	if (qp->comp.heard && qp->comp.deferred < VRNIC_TIMER_DEFERRALS) {
+		qp->comp.heard = false;
+		qp->comp.deferred++;
+		vrnic_comp_arm(qp);
+		return;
+	}
+	qp->comp.heard = false;
+	if (!vrnic_comp_spend_retry(qp, w)) {
+		vrnic_comp_retire(qp);
+		return;
+	}
+	qp->comp.rewound = false;
+	vrnic_comp_resend_oldest(qp, w);
+	vrnic_comp_arm(qp);
+}
+
+/**
  * vrnic_comp_timeout - the retransmit timer fired
+ * @qp:		the QP, its engines running
  */
 void vrnic_comp_timeout(struct vrnic_qp *qp)
 {
@@ -725,41 +796,5 @@ void vrnic_comp_timeout(struct vrnic_qp *qp)
 		vrnic_comp_arm(qp);
 		return;
 	}
-	/*
-	 * Responses kept coming in this period, just not the one we wait
-	 * for: they are queued ahead of it (the rest of a window of READs
-	 * answered before the loss we already asked about), not lost.  A
-	 * resend now only queues a second copy of all of them behind the
-	 * first, and on a slow host that collapses into retries without end.
-	 * Wait another period instead, a bounded number of times, so that a
-	 * peer that answers but never with what we wait for still runs out
-	 * the retry budget.
-	 */
-	if (qp->comp.timer_early) {
-		/*
-		 * Sooner than the QP's timeout (adaptive): the next wait is
-		 * twice as long; resend unless responses are arriving.
-		 */
-		qp->comp.early++;
-		if (!qp->comp.heard)
-			vrnic_comp_resend_oldest(qp, w);
-		qp->comp.heard = false;
-		qp->comp.rewound = false;
-		vrnic_comp_arm(qp);
-		return;
-	}
-	if (qp->comp.heard && qp->comp.deferred < VRNIC_TIMER_DEFERRALS) {
-		qp->comp.heard = false;
-		qp->comp.deferred++;
-		vrnic_comp_arm(qp);
-		return;
-	}
-	qp->comp.heard = false;
-	if (!vrnic_comp_spend_retry(qp, w)) {
-		vrnic_comp_retire(qp);
-		return;
-	}
-	qp->comp.rewound = false;
-	vrnic_comp_resend_oldest(qp, w);
-	vrnic_comp_arm(qp);
+	vrnic_comp_rto_expired(qp, w);
 }

@@ -97,6 +97,7 @@ bool vrnic_resp_take_held(struct vrnic_qp *qp, u64 *wr_id)
 
 /**
  * vrnic_resp_flush_ack - send the coalesced ACK, if one is pending
+ * @qp:		the QP, its engines running
  *
  * ACKs are cumulative (IBA 9.7.5.1.1), so the responder answers a batch of
  * requests that asked for one with a single ACK of the newest, sent when
@@ -428,6 +429,69 @@ static enum vrnic_resp_verdict vrnic_resp_write(struct vrnic_qp *qp,
 /* Responses of a READ a responder sends per call before it yields. */
 #define VRNIC_RESP_READ_BUDGET	32
 
+/* The opcode of a READ's next response: the first, the last, both or none. */
+static u8 vrnic_resp_read_opcode(bool first, bool last)
+{
+	if (first && last)
+		return VRNIC_OP_RC_RDMA_READ_RESPONSE_ONLY;
+	if (first)
+		return VRNIC_OP_RC_RDMA_READ_RESPONSE_FIRST;
+	if (last)
+		return VRNIC_OP_RC_RDMA_READ_RESPONSE_LAST;
+	return VRNIC_OP_RC_RDMA_READ_RESPONSE_MIDDLE;
+}
+
+/**
+ * vrnic_resp_read_one - send the next response of the READ in qp->resp.rd
+ * @qp:		the QP, its engines running
+ * @mr:		the MR its rkey named when this round began; NULL if the
+ *		READ has no bytes left to read
+ *
+ * The MR's key, state and bounds are checked before the payload is
+ * copied (see vrnic_resp_read_more()).
+ *
+ * Return: 0 when the response was sent, -ENOMEM when no packet could be
+ * built (nothing changed: the next round goes on), -EACCES when the rkey
+ * no longer allows the READ.
+ */
+static int vrnic_resp_read_one(struct vrnic_qp *qp, struct vrnic_mr *mr)
+{
+	struct vrnic_dev *vdev = to_vdev(qp->ibqp.device);
+	typeof(qp->resp.rd) *rd = &qp->resp.rd;
+	u32 paylen = min(rd->resid, qp->mtu);
+	bool last = rd->resid <= qp->mtu;
+	u8 opcode = vrnic_resp_read_opcode(rd->first, last);
+	struct sk_buff *out;
+	void *aeth;
+
+	if (paylen && (READ_ONCE(mr->ibmr.rkey) != rd->rkey ||
+		       vrnic_mr_check(mr, vrnic_resp_pd(qp, mr),
+				      IB_ACCESS_REMOTE_READ, rd->va, paylen)))
+		return -EACCES;
+	out = vrnic_pkt_build(qp, opcode, rd->psn, qp->attr.dest_qp_num,
+			      paylen, false, false);
+	if (!out)
+		return -ENOMEM;
+	aeth = vrnic_hdr_at(out->data, VRNIC_HDR_AETH);
+	if (aeth)
+		vrnic_aeth_set(aeth, VRNIC_AETH_ACK | VRNIC_AETH_CREDITS_INVALID,
+			       qp->resp.msn);
+	if (paylen &&
+	    vrnic_mr_copy(vdev, mr, rd->va, out->data + vrnic_hdr_len(opcode),
+			  paylen, VRNIC_DMA_TO_DEVICE)) {
+		kfree_skb(out);
+		return -EACCES;
+	}
+	vrnic_pkt_send(qp, out, &qp->attr.ah_attr, qp->attr.dest_qp_num);
+	rd->psn = vrnic_psn_next(rd->psn);
+	rd->va += paylen;
+	rd->resid -= paylen;
+	rd->first = false;
+	if (last)
+		rd->active = false;
+	return 0;
+}
+
 /*
  * Send up to @budget responses of the READ in qp->resp.rd: one per path
  * MTU, AETH on the first and last (IBA 9.7.5.1.4).  A READ may ask for up
@@ -451,6 +515,7 @@ static enum vrnic_resp_verdict vrnic_resp_read_more(struct vrnic_qp *qp,
 	typeof(qp->resp.rd) *rd = &qp->resp.rd;
 	struct vrnic_mr *mr = NULL;
 	unsigned int n;
+	int err;
 
 	if (rd->resid) {
 		mr = vrnic_mr_get(vdev, rd->rkey);
@@ -458,47 +523,11 @@ static enum vrnic_resp_verdict vrnic_resp_read_more(struct vrnic_qp *qp,
 			goto access;
 	}
 	for (n = 0; n < budget && rd->active; n++) {
-		u32 paylen = min(rd->resid, qp->mtu);
-		bool last = rd->resid <= qp->mtu;
-		struct sk_buff *out;
-		void *aeth;
-		u8 opcode;
-
-		if (rd->first && last)
-			opcode = VRNIC_OP_RC_RDMA_READ_RESPONSE_ONLY;
-		else if (rd->first)
-			opcode = VRNIC_OP_RC_RDMA_READ_RESPONSE_FIRST;
-		else if (last)
-			opcode = VRNIC_OP_RC_RDMA_READ_RESPONSE_LAST;
-		else
-			opcode = VRNIC_OP_RC_RDMA_READ_RESPONSE_MIDDLE;
-		if (paylen && (READ_ONCE(mr->ibmr.rkey) != rd->rkey ||
-			       vrnic_mr_check(mr, vrnic_resp_pd(qp, mr),
-					      IB_ACCESS_REMOTE_READ, rd->va,
-					      paylen)))
-			goto access;
-		out = vrnic_pkt_build(qp, opcode, rd->psn, qp->attr.dest_qp_num,
-				      paylen, false, false);
-		if (!out)
+		err = vrnic_resp_read_one(qp, mr);
+		if (err == -ENOMEM)
 			break;	/* no memory: the next round goes on */
-		aeth = vrnic_hdr_at(out->data, VRNIC_HDR_AETH);
-		if (aeth)
-			vrnic_aeth_set(aeth, VRNIC_AETH_ACK | VRNIC_AETH_CREDITS_INVALID,
-				       qp->resp.msn);
-		if (paylen &&
-		    vrnic_mr_copy(vdev, mr, rd->va,
-				  out->data + vrnic_hdr_len(opcode), paylen,
-				  VRNIC_DMA_TO_DEVICE)) {
-			kfree_skb(out);
+		if (err)
 			goto access;
-		}
-		vrnic_pkt_send(qp, out, &qp->attr.ah_attr, qp->attr.dest_qp_num);
-		rd->psn = vrnic_psn_next(rd->psn);
-		rd->va += paylen;
-		rd->resid -= paylen;
-		rd->first = false;
-		if (last)
-			rd->active = false;
 	}
 	if (mr)
 		vrnic_mr_put(mr);
@@ -745,98 +774,156 @@ static void vrnic_resp_duplicate(struct vrnic_qp *qp, struct sk_buff *skb)
 	qp->resp.ack_psn = vrnic_psn_sub(qp->resp.epsn, 1);
 }
 
-/**
- * vrnic_resp_rx - take one request packet (consumed)
+/* UD: no PSN checked, nothing answered; a SEND that cannot land is dropped. */
+static void vrnic_resp_rx_ud(struct vrnic_qp *qp, struct sk_buff *skb)
+{
+	struct vrnic_dev *vdev = to_vdev(qp->ibqp.device);
+
+	if (vrnic_pkt(skb)->paylen > qp->mtu ||
+	    vrnic_resp_send(qp, skb) == VRNIC_RESP_DROP)
+		vrnic_count(vdev, VRNIC_CNT_RX_DROP_REQ);
+}
+
+/*
+ * A PSN past the expected one: a request was lost.  RC asks once for a
+ * resend from epsn; UC drops.
  */
-void vrnic_resp_rx(struct vrnic_qp *qp, struct sk_buff *skb)
+static enum vrnic_resp_verdict vrnic_resp_psn_gap(struct vrnic_qp *qp,
+						  struct vrnic_pkt *pkt)
+{
+	if (vrnic_resp_is_rc(qp)) {
+		if (qp->resp.nak_sent)
+			return VRNIC_RESP_DROP;
+		qp->resp.nak_sent = true;
+		vrnic_count(to_vdev(qp->ibqp.device), VRNIC_CNT_SEQ_NAK_SENT);
+		vrnic_resp_send_ack(qp, VRNIC_AETH_NAK_PSN_SEQ_ERR,
+				    qp->resp.epsn);
+		return VRNIC_RESP_ANSWERED;
+	}
+	/*
+	 * UC: abandon the message in progress (IBA 9.8.3); a receive WQE it
+	 * had taken is reused, from its start, by the next.
+	 */
+	qp->resp.write_active = false;
+	qp->resp.offset = 0;
+	if (!(pkt->flags & VRNIC_OPF_FIRST))
+		return VRNIC_RESP_DROP;
+	qp->resp.epsn = pkt->psn;
+	return VRNIC_RESP_OK;
+}
+
+/**
+ * vrnic_resp_check_psn - check a request's PSN against the expected one
+ * @qp:		the QP, RC or UC
+ * @skb:	the request
+ *
+ * The PSN first (IBA 9.7.3.1.3): a packet out of sequence says nothing
+ * about the request at the expected PSN, whatever else is wrong with it,
+ * so it never takes the QP to ERR.
+ *
+ * Return: VRNIC_RESP_OK to execute the request; VRNIC_RESP_ANSWERED when
+ * it was dealt with here (a duplicate, a sequence error NAK);
+ * VRNIC_RESP_DROP to drop it.
+ */
+static enum vrnic_resp_verdict vrnic_resp_check_psn(struct vrnic_qp *qp,
+						    struct sk_buff *skb)
+{
+	struct vrnic_pkt *pkt = vrnic_pkt(skb);
+	s32 d = vrnic_psn_diff(pkt->psn, qp->resp.epsn);
+
+	if (d < -(s32)vrnic_mutant(psn_window)) {
+		if (!vrnic_resp_is_rc(qp))
+			return VRNIC_RESP_DROP;
+		vrnic_resp_duplicate(qp, skb);
+		return VRNIC_RESP_ANSWERED;
+	}
+	if (d > 0) {
+		enum vrnic_resp_verdict v = vrnic_resp_psn_gap(qp, pkt);
+
+		if (v != VRNIC_RESP_OK)
+			return v;
+	}
+	qp->resp.nak_sent = false;
+	return VRNIC_RESP_OK;
+}
+
+/* Execute the request at the expected PSN. */
+static enum vrnic_resp_verdict vrnic_resp_execute(struct vrnic_qp *qp,
+						  struct sk_buff *skb)
+{
+	struct vrnic_pkt *pkt = vrnic_pkt(skb);
+
+	if (pkt->paylen > qp->mtu ||
+	    (!(pkt->flags & VRNIC_OPF_LAST) && pkt->paylen != qp->mtu))
+		return VRNIC_RESP_INV_REQ;	/* IBA 9.7.3.1.1: wrong sizes */
+
+	if (pkt->flags & VRNIC_OPF_SEND)
+		return vrnic_resp_send(qp, skb);
+	if (pkt->flags & VRNIC_OPF_WRITE)
+		return vrnic_resp_write(qp, skb);
+	if (pkt->flags & VRNIC_OPF_READ)
+		return vrnic_resp_read(qp, skb, false);
+	if (pkt->flags & VRNIC_OPF_ATOMIC)
+		return vrnic_resp_atomic(qp, skb);
+	if (pkt->flags & VRNIC_OPF_ATOMIC_WRITE)
+		return vrnic_resp_atomic_write(qp, skb);
+	return VRNIC_RESP_INV_REQ;	/* FLUSH: not offered */
+}
+
+/* The request in @skb is done: expect the next PSN, ACK it if asked. */
+static void vrnic_resp_done(struct vrnic_qp *qp, struct sk_buff *skb)
+{
+	struct vrnic_pkt *pkt = vrnic_pkt(skb);
+
+	qp->resp.epsn = vrnic_psn_next(pkt->psn);
+	if (pkt->flags & VRNIC_OPF_LAST)
+		qp->resp.msn++;
+	if (vrnic_resp_is_rc(qp) &&
+	    vrnic_bth_ackreq((struct vrnic_bth *)skb->data)) {
+		qp->resp.ack_pending = true;
+		qp->resp.ack_psn = pkt->psn;
+		/* Keep the requester's window moving in a long batch. */
+		if (vrnic_psn_diff(pkt->psn, qp->resp.acked_psn) >=
+		    VRNIC_ACK_COALESCE)
+			vrnic_resp_flush_ack(qp);
+	}
+}
+
+/* The request at @psn failed with @v: NAK it on RC, drop it on UC. */
+static void vrnic_resp_error(struct vrnic_qp *qp, u32 psn,
+			     enum vrnic_resp_verdict v)
+{
+	struct vrnic_dev *vdev = to_vdev(qp->ibqp.device);
+	u8 syndrome;
+
+	syndrome = v == VRNIC_RESP_ACCESS ? VRNIC_AETH_NAK_REM_ACCESS_ERR :
+		   v == VRNIC_RESP_OP_ERR ? VRNIC_AETH_NAK_REM_OP_ERR :
+					    VRNIC_AETH_NAK_INVALID_REQ;
+	if (v == VRNIC_RESP_ACCESS)
+		vrnic_count(vdev, VRNIC_CNT_REM_ACCESS_ERR);
+	if (vrnic_resp_is_rc(qp)) {
+		vrnic_resp_send_ack(qp, syndrome, psn);
+		/*
+		 * IBA 9.9.3.1.2-3: after a class B/C/D responder error the QP
+		 * goes to ERR, so nothing that was already in flight behind
+		 * the bad request executes.
+		 */
+		vrnic_qp_error(qp, VRNIC_QP_CAUSE_ERROR);
+	} else {
+		vrnic_count(vdev, VRNIC_CNT_RX_DROP_REQ);
+	}
+}
+
+/* Answer a request as @v, what checking or executing it asked for. */
+static void vrnic_resp_answer(struct vrnic_qp *qp, struct sk_buff *skb,
+			      enum vrnic_resp_verdict v)
 {
 	struct vrnic_dev *vdev = to_vdev(qp->ibqp.device);
 	struct vrnic_pkt *pkt = vrnic_pkt(skb);
-	bool ud = vrnic_qp_is_ud(qp);
-	enum vrnic_resp_verdict v;
-	u8 syndrome;
-	s32 d;
 
-	vrnic_engines_assert_held(qp);
-
-	if (ud) {
-		if (pkt->paylen > qp->mtu)
-			goto drop;
-		if (vrnic_resp_send(qp, skb) == VRNIC_RESP_DROP)
-			vrnic_count(vdev, VRNIC_CNT_RX_DROP_REQ);
-		goto out;
-	}
-
-	/*
-	 * The PSN first (IBA 9.7.3.1.3): a packet out of sequence says
-	 * nothing about the request at the expected PSN, whatever else is
-	 * wrong with it, so it never takes the QP to ERR.
-	 */
-	d = vrnic_psn_diff(pkt->psn, qp->resp.epsn);
-	if (d < -(s32)vrnic_mutant(psn_window)) {
-		if (vrnic_resp_is_rc(qp)) {
-			vrnic_resp_duplicate(qp, skb);
-			goto out;
-		}
-		goto drop;
-	}
-	if (d > 0) {
-		/* A gap: RC asks once for a resend from epsn; UC drops. */
-		if (vrnic_resp_is_rc(qp)) {
-			if (qp->resp.nak_sent)
-				goto drop;
-			qp->resp.nak_sent = true;
-			vrnic_count(vdev, VRNIC_CNT_SEQ_NAK_SENT);
-			vrnic_resp_send_ack(qp, VRNIC_AETH_NAK_PSN_SEQ_ERR,
-					    qp->resp.epsn);
-			goto out;
-		}
-		/*
-		 * UC: abandon the message in progress (IBA 9.8.3); a receive
-		 * WQE it had taken is reused, from its start, by the next.
-		 */
-		qp->resp.write_active = false;
-		qp->resp.offset = 0;
-		if (!(pkt->flags & VRNIC_OPF_FIRST))
-			goto drop;
-		qp->resp.epsn = pkt->psn;
-	}
-	qp->resp.nak_sent = false;
-
-	if (pkt->paylen > qp->mtu ||
-	    (!(pkt->flags & VRNIC_OPF_LAST) && pkt->paylen != qp->mtu)) {
-		v = VRNIC_RESP_INV_REQ;		/* IBA 9.7.3.1.1: wrong sizes */
-		goto answer;
-	}
-
-	if (pkt->flags & VRNIC_OPF_SEND)
-		v = vrnic_resp_send(qp, skb);
-	else if (pkt->flags & VRNIC_OPF_WRITE)
-		v = vrnic_resp_write(qp, skb);
-	else if (pkt->flags & VRNIC_OPF_READ)
-		v = vrnic_resp_read(qp, skb, false);
-	else if (pkt->flags & VRNIC_OPF_ATOMIC)
-		v = vrnic_resp_atomic(qp, skb);
-	else if (pkt->flags & VRNIC_OPF_ATOMIC_WRITE)
-		v = vrnic_resp_atomic_write(qp, skb);
-	else
-		v = VRNIC_RESP_INV_REQ;	/* FLUSH: not offered */
-
-answer:
 	switch (v) {
 	case VRNIC_RESP_OK:
-		qp->resp.epsn = vrnic_psn_next(pkt->psn);
-		if (pkt->flags & VRNIC_OPF_LAST)
-			qp->resp.msn++;
-		if (vrnic_resp_is_rc(qp) &&
-		    vrnic_bth_ackreq((struct vrnic_bth *)skb->data)) {
-			qp->resp.ack_pending = true;
-			qp->resp.ack_psn = pkt->psn;
-			/* Keep the requester's window moving in a long batch. */
-			if (vrnic_psn_diff(pkt->psn, qp->resp.acked_psn) >=
-			    VRNIC_ACK_COALESCE)
-				vrnic_resp_flush_ack(qp);
-		}
+		vrnic_resp_done(qp, skb);
 		break;
 	case VRNIC_RESP_RNR:
 		vrnic_count(vdev, VRNIC_CNT_RNR_NAK_SENT);
@@ -850,27 +937,29 @@ answer:
 		vrnic_count(vdev, VRNIC_CNT_RX_DROP_REQ);
 		break;
 	default:
-		syndrome = v == VRNIC_RESP_ACCESS ? VRNIC_AETH_NAK_REM_ACCESS_ERR :
-			   v == VRNIC_RESP_OP_ERR ? VRNIC_AETH_NAK_REM_OP_ERR :
-						    VRNIC_AETH_NAK_INVALID_REQ;
-		if (v == VRNIC_RESP_ACCESS)
-			vrnic_count(vdev, VRNIC_CNT_REM_ACCESS_ERR);
-		if (vrnic_resp_is_rc(qp)) {
-			vrnic_resp_send_ack(qp, syndrome, pkt->psn);
-			/*
-			 * IBA 9.9.3.1.2-3: after a class B/C/D responder
-			 * error the QP goes to ERR, so nothing that was
-			 * already in flight behind the bad request executes.
-			 */
-			vrnic_qp_error(qp, VRNIC_QP_CAUSE_ERROR);
-		} else {
-			vrnic_count(vdev, VRNIC_CNT_RX_DROP_REQ);
-		}
+		vrnic_resp_error(qp, pkt->psn, v);
 		break;
 	}
-	goto out;
-drop:
-	vrnic_count(vdev, VRNIC_CNT_RX_DROP_REQ);
-out:
+}
+
+/**
+ * vrnic_resp_rx - take one request packet (consumed)
+ * @qp:		the QP, its engines running
+ * @skb:	the request, parsed (struct vrnic_pkt)
+ */
+void vrnic_resp_rx(struct vrnic_qp *qp, struct sk_buff *skb)
+{
+	enum vrnic_resp_verdict v;
+
+	vrnic_engines_assert_held(qp);
+
+	if (vrnic_qp_is_ud(qp)) {
+		vrnic_resp_rx_ud(qp, skb);
+	} else {
+		v = vrnic_resp_check_psn(qp, skb);
+		if (v == VRNIC_RESP_OK)
+			v = vrnic_resp_execute(qp, skb);
+		vrnic_resp_answer(qp, skb, v);
+	}
 	kfree_skb(skb);
 }
