@@ -44,36 +44,28 @@ static const struct rxe_send_wqe *vrnic_sq_slot(struct vrnic_qp *qp, u32 index)
 	return vrnic_queue_slot(&qp->sq.queue, index);
 }
 
-/*
- * Copy the WQE at @index into the engine's context and validate it.
- * Return: 0, or an IB_WC_* error status for the WQE.
+/**
+ * vrnic_req_load_fixed - the fields of a WQE that has no gather list
+ * @s:	the WQE in the queue
+ * @w:	its copy, the common fields read
+ *
+ * REG_MR, LOCAL_INV and ATOMIC WRITE carry all they need in the WQE itself,
+ * so no length is checked for them.
+ *
+ * Return: true if @w is one of these (and now loaded), false otherwise.
  */
-static int vrnic_req_load(struct vrnic_qp *qp, u32 index, struct vrnic_swqe *w)
+static bool vrnic_req_load_fixed(const struct rxe_send_wqe *s,
+				 struct vrnic_swqe *w)
 {
-	const struct rxe_send_wqe *s = vrnic_sq_slot(qp, index);
-	u64 length = 0;
-	u32 i;
-
-	/* The engine fetches the whole WQE slot from the mapped queue. */
-	vrnic_dma_account(to_vdev(qp->ibqp.device), VRNIC_DMA_TO_DEVICE,
-			  vrnic_queue_elem_size(&qp->sq.queue), VRNIC_DMA_SQ_WQE);
-	memset(w, 0, sizeof(*w));
-	w->wr_id = READ_ONCE(s->wr.wr_id);
-	w->opcode = READ_ONCE(s->wr.opcode);
-	w->send_flags = READ_ONCE(s->wr.send_flags);
-	w->num_sge = READ_ONCE(s->dma.num_sge);
-
-	if (!vrnic_wr_allowed(qp->ibqp.qp_type, qp->is_user, w->opcode))
-		return IB_WC_LOC_QP_OP_ERR;
 	if (w->opcode == IB_WR_REG_MR) {
 		w->reg_mr = READ_ONCE(s->wr.wr.reg.mr);
 		w->rkey = READ_ONCE(s->wr.wr.reg.key);
 		w->reg_access = READ_ONCE(s->wr.wr.reg.access);
-		return IB_WC_SUCCESS;
+		return true;
 	}
 	if (w->opcode == IB_WR_LOCAL_INV) {
 		w->rkey = READ_ONCE(s->wr.ex.invalidate_rkey);
-		return IB_WC_SUCCESS;
+		return true;
 	}
 	if (w->opcode == VRNIC_WR_ATOMIC_WRITE) {
 		/* The 8 bytes travel in the WQE (librxe's dma.atomic_wr). */
@@ -82,8 +74,25 @@ static int vrnic_req_load(struct vrnic_qp *qp, u32 index, struct vrnic_swqe *w)
 		memcpy(&w->compare_add, s->dma.inline_data, sizeof(u64));
 		w->length = sizeof(u64);
 		w->num_sge = 0;
-		return IB_WC_SUCCESS;
+		return true;
 	}
+	return false;
+}
+
+/**
+ * vrnic_req_load_length - the message length of a WQE, checked
+ * @qp:	the QP
+ * @s:	the WQE in the queue
+ * @w:	its copy; sets @w->length
+ *
+ * Return: IB_WC_SUCCESS, or IB_WC_LOC_LEN_ERR.
+ */
+static int vrnic_req_load_length(struct vrnic_qp *qp,
+				 const struct rxe_send_wqe *s,
+				 struct vrnic_swqe *w)
+{
+	u64 length = 0;
+	u32 i;
 
 	if (w->send_flags & IB_SEND_INLINE) {
 		length = READ_ONCE(s->dma.length);
@@ -98,7 +107,20 @@ static int vrnic_req_load(struct vrnic_qp *qp, u32 index, struct vrnic_swqe *w)
 	if (length > VRNIC_MAX_MSG_SIZE)
 		return IB_WC_LOC_LEN_ERR;
 	w->length = length;
+	return IB_WC_SUCCESS;
+}
 
+/**
+ * vrnic_req_load_remote - the remote address, key, atomic operands and
+ *	immediate data of a WQE
+ * @s:	the WQE in the queue
+ * @w:	its copy, its length set
+ *
+ * Return: IB_WC_SUCCESS, or IB_WC_LOC_LEN_ERR for an atomic not of 8 bytes.
+ */
+static int vrnic_req_load_remote(const struct rxe_send_wqe *s,
+				 struct vrnic_swqe *w)
+{
 	switch (w->opcode) {
 	case IB_WR_RDMA_WRITE:
 	case IB_WR_RDMA_WRITE_WITH_IMM:
@@ -122,22 +144,72 @@ static int vrnic_req_load(struct vrnic_qp *qp, u32 index, struct vrnic_swqe *w)
 		w->imm = (__force __be32)READ_ONCE(s->wr.ex.invalidate_rkey);
 	else
 		w->imm = READ_ONCE(s->wr.ex.imm_data);
-	if (vrnic_qp_is_ud(qp)) {
-		w->dst_qpn = READ_ONCE(s->wr.wr.ud.remote_qpn) & 0xffffff;
-		w->qkey = READ_ONCE(s->wr.wr.ud.remote_qkey);
-		/*
-		 * IBA 10.2.5: a Q_Key with the high-order bit set stands for
-		 * the QP's own.  Done here, for user and kernel WQEs alike: a
-		 * user WQE is read from the ring as its writer left it, and
-		 * without this an unprivileged process could send with the
-		 * GSI Q_Key (0x80010000) or any other controlled one.
-		 */
-		if (w->qkey & VRNIC_QKEY_CONTROLLED)
-			w->qkey = READ_ONCE(qp->attr.qkey);
-		w->ah_num = READ_ONCE(s->wr.wr.ud.ah_num);
-		if (w->length > qp->mtu)
-			return IB_WC_LOC_LEN_ERR;
-	}
+	return IB_WC_SUCCESS;
+}
+
+/**
+ * vrnic_req_load_ud - the destination of a UD WQE
+ * @qp:	the QP, a UD one
+ * @s:	the WQE in the queue
+ * @w:	its copy, its length set
+ *
+ * Return: IB_WC_SUCCESS, or IB_WC_LOC_LEN_ERR for a message over the MTU.
+ */
+static int vrnic_req_load_ud(struct vrnic_qp *qp, const struct rxe_send_wqe *s,
+			     struct vrnic_swqe *w)
+{
+	w->dst_qpn = READ_ONCE(s->wr.wr.ud.remote_qpn) & 0xffffff;
+	w->qkey = READ_ONCE(s->wr.wr.ud.remote_qkey);
+	/*
+	 * IBA 10.2.5: a Q_Key with the high-order bit set stands for
+	 * the QP's own.  Done here, for user and kernel WQEs alike: a
+	 * user WQE is read from the ring as its writer left it, and
+	 * without this an unprivileged process could send with the
+	 * GSI Q_Key (0x80010000) or any other controlled one.
+	 */
+	if (w->qkey & VRNIC_QKEY_CONTROLLED)
+		w->qkey = READ_ONCE(qp->attr.qkey);
+	w->ah_num = READ_ONCE(s->wr.wr.ud.ah_num);
+	if (w->length > qp->mtu)
+		return IB_WC_LOC_LEN_ERR;
+	return IB_WC_SUCCESS;
+}
+
+/**
+ * vrnic_req_load - copy the WQE at @index into the engine's context and
+ *	validate it
+ * @qp:		the QP
+ * @index:	the WQE's slot in the SQ
+ * @w:		the engine's copy, overwritten
+ *
+ * Return: 0 (IB_WC_SUCCESS), or an IB_WC_* error status for the WQE.
+ */
+static int vrnic_req_load(struct vrnic_qp *qp, u32 index, struct vrnic_swqe *w)
+{
+	const struct rxe_send_wqe *s = vrnic_sq_slot(qp, index);
+	int status;
+
+	/* The engine fetches the whole WQE slot from the mapped queue. */
+	vrnic_dma_account(to_vdev(qp->ibqp.device), VRNIC_DMA_TO_DEVICE,
+			  vrnic_queue_elem_size(&qp->sq.queue), VRNIC_DMA_SQ_WQE);
+	memset(w, 0, sizeof(*w));
+	w->wr_id = READ_ONCE(s->wr.wr_id);
+	w->opcode = READ_ONCE(s->wr.opcode);
+	w->send_flags = READ_ONCE(s->wr.send_flags);
+	w->num_sge = READ_ONCE(s->dma.num_sge);
+
+	if (!vrnic_wr_allowed(qp->ibqp.qp_type, qp->is_user, w->opcode))
+		return IB_WC_LOC_QP_OP_ERR;
+	if (vrnic_req_load_fixed(s, w))
+		return IB_WC_SUCCESS;
+	status = vrnic_req_load_length(qp, s, w);
+	if (status != IB_WC_SUCCESS)
+		return status;
+	status = vrnic_req_load_remote(s, w);
+	if (status != IB_WC_SUCCESS)
+		return status;
+	if (vrnic_qp_is_ud(qp))
+		return vrnic_req_load_ud(qp, s, w);
 	return IB_WC_SUCCESS;
 }
 
@@ -357,24 +429,314 @@ static const struct rdma_ah_attr *vrnic_req_av(struct vrnic_qp *qp,
 	return ah ? copy : NULL;
 }
 
-/*
- * Send the next packet of the WQE at the requester's index.
- * Return: 1 sent, 0 nothing to do now, -errno stop (the WQE failed or the
- * net refused; the caller stops this round).
+/**
+ * enum vrnic_req_step - what one step of the requester did
+ * @VRNIC_REQ_WAIT:	nothing to do now: the window is full, a read or
+ *			atomic waits for a responder resource or a fence, an
+ *			RNR NAK is waited out, or a failed WQE is reached
+ *			again.  What ends the wait runs the requester again.
+ * @VRNIC_REQ_PROGRESS:	a packet went out, or a WQE was finished without
+ *			one (local work, a complete WQE stepped over).
+ * @VRNIC_REQ_FAILED:	the WQE failed locally and completes with an error;
+ *			the QP has a failed WQE to flush.
+ * @VRNIC_REQ_NOMEM:	no packet could be built; the requester stays where
+ *			it is and stops this round.
  */
-static int vrnic_req_one(struct vrnic_qp *qp)
+enum vrnic_req_step {
+	VRNIC_REQ_WAIT,
+	VRNIC_REQ_PROGRESS,
+	VRNIC_REQ_FAILED,
+	VRNIC_REQ_NOMEM,
+};
+
+/* On to the first packet of the next WQE. */
+static void vrnic_req_next_wqe(struct vrnic_qp *qp)
+{
+	qp->req.index = (qp->req.index + 1) & qp->sq.queue.mask;
+	qp->req.offset = 0;
+}
+
+/**
+ * vrnic_req_local_wqe - do the local work (REG_MR, LOCAL_INV) of @w
+ * @qp:	the QP
+ * @w:	the WQE at the requester's index
+ *
+ * Local work is done in order when the requester reaches it, and takes no
+ * PSN.
+ *
+ * Return: VRNIC_REQ_PROGRESS, or VRNIC_REQ_FAILED.
+ */
+static enum vrnic_req_step vrnic_req_local_wqe(struct vrnic_qp *qp,
+					       struct vrnic_swqe *w)
+{
+	int status = vrnic_req_local(qp, w);
+
+	if (status != IB_WC_SUCCESS) {
+		vrnic_req_finish(qp, w, status);
+		return VRNIC_REQ_FAILED;
+	}
+	w->status = IB_WC_SUCCESS;
+	w->done = true;
+	w->last_psn = vrnic_psn_sub(qp->req.psn, 1);
+	vrnic_req_next_wqe(qp);
+	return VRNIC_REQ_PROGRESS;
+}
+
+/**
+ * vrnic_req_rc_may_send - may the next packet of @w go on an RC QP now
+ * @qp:	the QP, an RC one
+ * @w:	the WQE at the requester's index
+ *
+ * Not while the packet (a READ: its last response) lies beyond the window
+ * of PSNs not acknowledged, a read or atomic waits for a responder resource
+ * or a fence (vrnic_req_rd_atomic_ok()), or an RNR NAK is waited out.
+ *
+ * Return: true if it may.
+ */
+static bool vrnic_req_rc_may_send(struct vrnic_qp *qp,
+				  const struct vrnic_swqe *w)
+{
+	u32 psn = qp->req.psn;
+	/* The last PSN this packet (a READ: its responses) takes. */
+	u32 last = psn;
+
+	if (w->opcode == IB_WR_RDMA_READ)
+		last = vrnic_psn_add(psn, vrnic_req_read_pkts(qp, w) - 1);
+	if (psn != qp->comp.una && vrnic_psn_after(psn, qp->comp.una) &&
+	    vrnic_psn_diff(last, qp->comp.una) >= qp->comp.window)
+		return false;
+	if (!vrnic_req_rd_atomic_ok(qp, w))
+		return false;
+	if (time_before(jiffies, qp->comp.rnr_until)) {
+		/* Waiting out an RNR NAK: the timer wakes us. */
+		if (!timer_pending(&qp->timer))
+			vrnic_comp_arm(qp);
+		return false;
+	}
+	return true;
+}
+
+/**
+ * vrnic_req_read - build the next request of an RDMA READ
+ * @qp:		the QP
+ * @w:		the READ, at the requester's index
+ * @psn:	the request's PSN (req.psn)
+ * @dst_qpn:	the destination QP
+ * @skbp:	the packet built, on VRNIC_REQ_PROGRESS
+ *
+ * The next chunk, from where the responses stopped; the request takes a
+ * PSN for each of its response packets.
+ *
+ * Return: VRNIC_REQ_PROGRESS, or VRNIC_REQ_NOMEM.
+ */
+static enum vrnic_req_step vrnic_req_read(struct vrnic_qp *qp,
+					  struct vrnic_swqe *w, u32 psn,
+					  u32 dst_qpn, struct sk_buff **skbp)
+{
+	u32 off = qp->req.offset, end = vrnic_req_read_end(qp, w);
+	u32 npkts = vrnic_req_read_pkts(qp, w);
+	struct sk_buff *skb;
+
+	skb = vrnic_pkt_build(qp, VRNIC_OP_RC_RDMA_READ_REQUEST, psn,
+			      dst_qpn, 0, true, false);
+	if (!skb)
+		return VRNIC_REQ_NOMEM;
+	vrnic_reth_set(vrnic_hdr_at(skb->data, VRNIC_HDR_RETH),
+		       w->remote_addr + off, w->rkey, end - off);
+	if (off == 0)
+		w->resp_bytes = 0;
+	qp->req.psn = vrnic_psn_add(psn, npkts);
+	if (end == w->length)
+		vrnic_req_next_wqe(qp);
+	else
+		qp->req.offset = end;
+	*skbp = skb;
+	return VRNIC_REQ_PROGRESS;
+}
+
+/**
+ * vrnic_req_atomic - build the request of a COMPARE_SWAP or FETCH_ADD
+ * @qp:		the QP
+ * @w:		the atomic, at the requester's index
+ * @psn:	the request's PSN (req.psn)
+ * @dst_qpn:	the destination QP
+ * @skbp:	the packet built, on VRNIC_REQ_PROGRESS
+ *
+ * Return: VRNIC_REQ_PROGRESS, or VRNIC_REQ_NOMEM.
+ */
+static enum vrnic_req_step vrnic_req_atomic(struct vrnic_qp *qp,
+					    struct vrnic_swqe *w, u32 psn,
+					    u32 dst_qpn, struct sk_buff **skbp)
+{
+	bool cas = w->opcode == IB_WR_ATOMIC_CMP_AND_SWP;
+	struct sk_buff *skb;
+
+	skb = vrnic_pkt_build(qp, cas ? VRNIC_OP_RC_COMPARE_SWAP :
+					VRNIC_OP_RC_FETCH_ADD,
+			      psn, dst_qpn, 0, true, false);
+	if (!skb)
+		return VRNIC_REQ_NOMEM;
+	vrnic_atmeth_set(vrnic_hdr_at(skb->data, VRNIC_HDR_ATMETH),
+			 w->remote_addr, w->rkey,
+			 cas ? w->swap : w->compare_add, w->compare_add);
+	w->last_psn = psn;
+	qp->req.psn = vrnic_psn_next(psn);
+	vrnic_req_next_wqe(qp);
+	*skbp = skb;
+	return VRNIC_REQ_PROGRESS;
+}
+
+/* Fill the extension headers that the opcode of @skb has, from @w. */
+static void vrnic_req_ext_hdrs(struct vrnic_qp *qp, const struct vrnic_swqe *w,
+			       struct sk_buff *skb)
+{
+	void *hdr;
+
+	hdr = vrnic_hdr_at(skb->data, VRNIC_HDR_RETH);
+	if (hdr)
+		vrnic_reth_set(hdr, w->remote_addr, w->rkey, w->length);
+	hdr = vrnic_hdr_at(skb->data, VRNIC_HDR_IMMDT);
+	if (hdr)
+		vrnic_immdt_set(hdr, w->imm);
+	hdr = vrnic_hdr_at(skb->data, VRNIC_HDR_IETH);
+	if (hdr)
+		vrnic_ieth_set(hdr, (__force u32)w->imm);
+	hdr = vrnic_hdr_at(skb->data, VRNIC_HDR_DETH);
+	if (hdr)
+		vrnic_deth_set(hdr, w->qkey, qp->ibqp.qp_num);
+}
+
+/**
+ * vrnic_req_data - build the next packet of a SEND, a WRITE or an ATOMIC
+ *	WRITE
+ * @qp:		the QP
+ * @index:	the WQE's slot in the SQ (the requester's index)
+ * @w:		the WQE
+ * @psn:	the packet's PSN (req.psn)
+ * @dst_qpn:	the destination QP
+ * @skbp:	the packet built, on VRNIC_REQ_PROGRESS
+ *
+ * Up to an MTU of payload from req.offset.
+ *
+ * Return: VRNIC_REQ_PROGRESS, VRNIC_REQ_NOMEM, or VRNIC_REQ_FAILED if the
+ * payload could not be gathered (the WQE completes with a protection error).
+ */
+static enum vrnic_req_step vrnic_req_data(struct vrnic_qp *qp, u32 index,
+					  struct vrnic_swqe *w, u32 psn,
+					  u32 dst_qpn, struct sk_buff **skbp)
+{
+	bool rc = qp->ibqp.qp_type == IB_QPT_RC;
+	u32 paylen = min(w->length - qp->req.offset, qp->mtu);
+	bool first = qp->req.offset == 0;
+	bool last = qp->req.offset + paylen == w->length;
+	u32 nth = qp->req.offset / qp->mtu + 1;	/* of the message */
+	/*
+	 * An ACK at least every 16 packets, and for the packet that
+	 * fills the window (one PSN after a timeout): the requester
+	 * waits for that ACK to send the next.
+	 */
+	bool ackreq = rc && (last || nth % VRNIC_ACKREQ_PKTS == 0 ||
+			     vrnic_psn_diff(psn, qp->comp.una) + 1 >=
+			     (s32)qp->comp.window);
+	u8 opcode = vrnic_req_opcode(qp, w, first, last);
+	struct sk_buff *skb;
+	void *payload;
+	int err = 0;
+
+	skb = vrnic_pkt_build(qp, opcode, psn, dst_qpn, paylen, ackreq,
+			      last && (w->send_flags & IB_SEND_SOLICITED));
+	if (!skb)
+		return VRNIC_REQ_NOMEM;
+	vrnic_req_ext_hdrs(qp, w, skb);
+	payload = skb->data + vrnic_hdr_len(opcode);
+	if (w->opcode == VRNIC_WR_ATOMIC_WRITE)
+		memcpy(payload, &w->compare_add, sizeof(w->compare_add));
+	else
+		err = vrnic_req_gather(qp, index, w, qp->req.offset, payload,
+				       paylen);
+	if (err) {
+		kfree_skb(skb);
+		vrnic_req_finish(qp, w, IB_WC_LOC_PROT_ERR);
+		return VRNIC_REQ_FAILED;
+	}
+	qp->req.psn = vrnic_psn_next(psn);
+	qp->req.offset += paylen;
+	if (last) {
+		w->last_psn = psn;
+		vrnic_req_next_wqe(qp);
+		/* Nothing acknowledges UC and UD: done once sent. */
+		if (!rc)
+			w->done = true;
+	}
+	*skbp = skb;
+	return VRNIC_REQ_PROGRESS;
+}
+
+/**
+ * vrnic_req_packet - build and send the next packet of @w
+ * @qp:		the QP
+ * @index:	the WQE's slot in the SQ (the requester's index)
+ * @w:		the WQE, cleared to go
+ *
+ * Return: VRNIC_REQ_PROGRESS, VRNIC_REQ_NOMEM, or VRNIC_REQ_FAILED (a UD
+ * WQE naming no AH of the QP's PD, or a payload not gathered).
+ */
+static enum vrnic_req_step vrnic_req_packet(struct vrnic_qp *qp, u32 index,
+					    struct vrnic_swqe *w)
+{
+	u32 psn = qp->req.psn, dst_qpn;
+	struct rdma_ah_attr ud_av = {};
+	const struct rdma_ah_attr *av;
+	enum vrnic_req_step ret;
+	struct sk_buff *skb;
+
+	av = vrnic_req_av(qp, w, &ud_av);
+	if (!av) {
+		vrnic_req_finish(qp, w, IB_WC_LOC_QP_OP_ERR);
+		return VRNIC_REQ_FAILED;
+	}
+	dst_qpn = vrnic_qp_is_ud(qp) ? w->dst_qpn : qp->attr.dest_qp_num;
+
+	switch (w->opcode) {
+	case IB_WR_RDMA_READ:
+		ret = vrnic_req_read(qp, w, psn, dst_qpn, &skb);
+		break;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		ret = vrnic_req_atomic(qp, w, psn, dst_qpn, &skb);
+		break;
+	default:
+		ret = vrnic_req_data(qp, index, w, psn, dst_qpn, &skb);
+		break;
+	}
+
+	if (ret == VRNIC_REQ_PROGRESS) {
+		vrnic_pkt_send(qp, skb, av, dst_qpn);
+		if (qp->ibqp.qp_type == IB_QPT_RC) {
+			vrnic_comp_sent(qp, psn);
+			if (!timer_pending(&qp->timer))
+				vrnic_comp_arm(qp);
+		}
+	}
+	if (av == &ud_av)
+		rdma_destroy_ah_attr(&ud_av);
+	return ret;
+}
+
+/**
+ * vrnic_req_one - one step of the requester on the WQE at its index
+ * @qp:	the QP, its engines running
+ *
+ * Send the next packet of the WQE, or finish it without one (local work, a
+ * WQE already complete stepped over).
+ *
+ * Return: what was done, an &enum vrnic_req_step.
+ */
+static enum vrnic_req_step vrnic_req_one(struct vrnic_qp *qp)
 {
 	u32 mask = qp->sq.queue.mask, index = qp->req.index & mask;
 	struct vrnic_swqe *w = &qp->swqe[index];
-	const struct rdma_ah_attr *av;
-	u32 psn = qp->req.psn, dst_qpn;
-	bool rc = qp->ibqp.qp_type == IB_QPT_RC;
-	struct sk_buff *skb;
-	struct rdma_ah_attr ud_av = {};
-	int ret = 1;
-	u8 opcode;
-	void *hdr;
-	int err;
+	u32 psn = qp->req.psn;
 
 	if (qp->req.index != qp->req.next_new && w->done) {
 		/*
@@ -383,9 +745,9 @@ static int vrnic_req_one(struct vrnic_qp *qp)
 		 * answered while a later SEND was lost) is stepped over.
 		 */
 		if (w->status != IB_WC_SUCCESS)
-			return 0;
-		vrnic_req_step_over(&qp->req, w->last_psn, qp->sq.queue.mask);
-		return 1;
+			return VRNIC_REQ_WAIT;
+		vrnic_req_step_over(&qp->req, w->last_psn, mask);
+		return VRNIC_REQ_PROGRESS;
 	}
 	if (qp->req.index == qp->req.next_new) {
 		int status = vrnic_req_load(qp, index, w);
@@ -394,176 +756,26 @@ static int vrnic_req_one(struct vrnic_qp *qp)
 		w->first_psn = psn;
 		if (status != IB_WC_SUCCESS) {
 			vrnic_req_finish(qp, w, status);
-			return -EINVAL;
+			return VRNIC_REQ_FAILED;
 		}
 	}
-	if (w->opcode == IB_WR_REG_MR || w->opcode == IB_WR_LOCAL_INV) {
-		/* Local work: done in order when the requester reaches it. */
-		int status = vrnic_req_local(qp, w);
-
-		if (status != IB_WC_SUCCESS) {
-			vrnic_req_finish(qp, w, status);
-			return -EINVAL;
-		}
-		w->status = IB_WC_SUCCESS;
-		w->done = true;
-		w->last_psn = vrnic_psn_sub(psn, 1);
-		qp->req.index = (qp->req.index + 1) & mask;
-		qp->req.offset = 0;
-		return 1;
-	}
-	if (rc) {
-		/* The last PSN this packet (a READ: its responses) takes. */
-		u32 last = psn;
-
-		if (w->opcode == IB_WR_RDMA_READ)
-			last = vrnic_psn_add(psn, vrnic_req_read_pkts(qp, w) - 1);
-		if (psn != qp->comp.una && vrnic_psn_after(psn, qp->comp.una) &&
-		    vrnic_psn_diff(last, qp->comp.una) >= qp->comp.window)
-			return 0;
-		if (!vrnic_req_rd_atomic_ok(qp, w))
-			return 0;
-		if (time_before(jiffies, qp->comp.rnr_until)) {
-			/* Waiting out an RNR NAK: the timer wakes us. */
-			if (!timer_pending(&qp->timer))
-				vrnic_comp_arm(qp);
-			return 0;
-		}
-	}
+	if (w->opcode == IB_WR_REG_MR || w->opcode == IB_WR_LOCAL_INV)
+		return vrnic_req_local_wqe(qp, w);
+	if (qp->ibqp.qp_type == IB_QPT_RC && !vrnic_req_rc_may_send(qp, w))
+		return VRNIC_REQ_WAIT;
 	if (qp->req.offset == 0) {
 		/* Known from the start: ACKs may cover a WQE not fully sent. */
 		w->first_psn = psn;
 		w->last_psn = vrnic_psn_add(psn, vrnic_req_npkts(qp, w) - 1);
 	}
-
-	av = vrnic_req_av(qp, w, &ud_av);
-	if (!av) {
-		vrnic_req_finish(qp, w, IB_WC_LOC_QP_OP_ERR);
-		return -EINVAL;
-	}
-	dst_qpn = vrnic_qp_is_ud(qp) ?
-		  w->dst_qpn : qp->attr.dest_qp_num;
-
-	switch (w->opcode) {
-	case IB_WR_RDMA_READ: {
-		/* The next chunk, from where the responses stopped. */
-		u32 off = qp->req.offset, end = vrnic_req_read_end(qp, w);
-		u32 npkts = vrnic_req_read_pkts(qp, w);
-
-		skb = vrnic_pkt_build(qp, VRNIC_OP_RC_RDMA_READ_REQUEST, psn,
-				      dst_qpn, 0, true, false);
-		if (!skb) {
-			ret = -ENOMEM;
-			goto out;
-		}
-		vrnic_reth_set(vrnic_hdr_at(skb->data, VRNIC_HDR_RETH),
-			       w->remote_addr + off, w->rkey, end - off);
-		if (off == 0)
-			w->resp_bytes = 0;
-		qp->req.psn = vrnic_psn_add(psn, npkts);
-		if (end == w->length) {
-			qp->req.index = (qp->req.index + 1) & mask;
-			qp->req.offset = 0;
-		} else {
-			qp->req.offset = end;
-		}
-		break;
-	}
-	case IB_WR_ATOMIC_CMP_AND_SWP:
-	case IB_WR_ATOMIC_FETCH_AND_ADD:
-		opcode = w->opcode == IB_WR_ATOMIC_CMP_AND_SWP ?
-			 VRNIC_OP_RC_COMPARE_SWAP : VRNIC_OP_RC_FETCH_ADD;
-		skb = vrnic_pkt_build(qp, opcode, psn, dst_qpn, 0, true, false);
-		if (!skb) {
-			ret = -ENOMEM;
-			goto out;
-		}
-		vrnic_atmeth_set(vrnic_hdr_at(skb->data, VRNIC_HDR_ATMETH),
-				 w->remote_addr, w->rkey,
-				 w->opcode == IB_WR_ATOMIC_CMP_AND_SWP ? w->swap :
-									  w->compare_add,
-				 w->compare_add);
-		w->last_psn = psn;
-		qp->req.psn = vrnic_psn_next(psn);
-		qp->req.index = (qp->req.index + 1) & mask;
-		qp->req.offset = 0;
-		break;
-	default: {
-		u32 paylen = min(w->length - qp->req.offset, qp->mtu);
-		bool first = qp->req.offset == 0;
-		bool last = qp->req.offset + paylen == w->length;
-		u32 nth = qp->req.offset / qp->mtu + 1;	/* of the message */
-		/*
-		 * An ACK at least every 16 packets, and for the packet that
-		 * fills the window (one PSN after a timeout): the requester
-		 * waits for that ACK to send the next.
-		 */
-		bool ackreq = rc && (last || nth % VRNIC_ACKREQ_PKTS == 0 ||
-				     vrnic_psn_diff(psn, qp->comp.una) + 1 >=
-				     (s32)qp->comp.window);
-
-		opcode = vrnic_req_opcode(qp, w, first, last);
-		skb = vrnic_pkt_build(qp, opcode, psn, dst_qpn, paylen, ackreq,
-				      last && (w->send_flags & IB_SEND_SOLICITED));
-		if (!skb) {
-			ret = -ENOMEM;
-			goto out;
-		}
-		hdr = vrnic_hdr_at(skb->data, VRNIC_HDR_RETH);
-		if (hdr)
-			vrnic_reth_set(hdr, w->remote_addr, w->rkey, w->length);
-		hdr = vrnic_hdr_at(skb->data, VRNIC_HDR_IMMDT);
-		if (hdr)
-			vrnic_immdt_set(hdr, w->imm);
-		hdr = vrnic_hdr_at(skb->data, VRNIC_HDR_IETH);
-		if (hdr)
-			vrnic_ieth_set(hdr, (__force u32)w->imm);
-		hdr = vrnic_hdr_at(skb->data, VRNIC_HDR_DETH);
-		if (hdr)
-			vrnic_deth_set(hdr, w->qkey, qp->ibqp.qp_num);
-		if (w->opcode == VRNIC_WR_ATOMIC_WRITE) {
-			memcpy(skb->data + vrnic_hdr_len(opcode), &w->compare_add,
-			       sizeof(w->compare_add));
-			err = 0;
-		} else {
-			err = vrnic_req_gather(qp, index, w, qp->req.offset,
-					       skb->data + vrnic_hdr_len(opcode),
-					       paylen);
-		}
-		if (err) {
-			kfree_skb(skb);
-			vrnic_req_finish(qp, w, IB_WC_LOC_PROT_ERR);
-			ret = -EINVAL;
-			goto out;
-		}
-		qp->req.psn = vrnic_psn_next(psn);
-		qp->req.offset += paylen;
-		if (last) {
-			w->last_psn = psn;
-			qp->req.index = (qp->req.index + 1) & mask;
-			qp->req.offset = 0;
-			/* Nothing acknowledges UC and UD: done once sent. */
-			if (!rc)
-				w->done = true;
-		}
-		break;
-	}
-	}
-
-	vrnic_pkt_send(qp, skb, av, dst_qpn);
-	if (rc) {
-		vrnic_comp_sent(qp, psn);
-		if (!timer_pending(&qp->timer))
-			vrnic_comp_arm(qp);
-	}
-out:
-	if (av == &ud_av)
-		rdma_destroy_ah_attr(&ud_av);
-	return ret;
+	return vrnic_req_packet(qp, index, w);
 }
 
 /**
  * vrnic_req_run - send up to @budget packets
+ * @qp:		the QP, its engines held
+ * @budget:	packets to send at most
+ *
  * Return: true if there is more to send now (the budget ran out) or a
  * failed WQE to flush.  A requester that waits (its window full, an RNR
  * NAK, a fence, the modeled link) is run again by what ends the wait: a
@@ -572,8 +784,8 @@ out:
 bool vrnic_req_run(struct vrnic_qp *qp, unsigned int budget)
 {
 	struct vrnic_model *m = &to_vdev(qp->ibqp.device)->model;
+	enum vrnic_req_step step = VRNIC_REQ_WAIT;
 	unsigned int sent = 0;
-	int ret = 0;
 	u64 wait;
 
 	vrnic_engines_assert_held(qp);
@@ -590,12 +802,12 @@ bool vrnic_req_run(struct vrnic_qp *qp, unsigned int budget)
 			vrnic_qp_pace(qp, wait);
 			break;
 		}
-		ret = vrnic_req_one(qp);
-		if (ret <= 0)
+		step = vrnic_req_one(qp);
+		if (step != VRNIC_REQ_PROGRESS)
 			break;
 		sent++;
 	}
 	vrnic_comp_retire(qp);
 	return (sent == budget && qp->req.index != vrnic_doorbell_pi(&qp->db)) ||
-	       ret == -EINVAL;
+	       step == VRNIC_REQ_FAILED;
 }
