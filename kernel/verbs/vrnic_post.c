@@ -18,14 +18,15 @@
 #include "obj/vrnic_queue.h"
 #include "verbs/vrnic_post.h"
 
-/* Write one kernel send WR into the SQ in the rxe WQE layout. */
-static int vrnic_post_one_send(struct vrnic_qp *qp, const struct ib_send_wr *wr)
+/*
+ * A kernel send WR against the requester's rules (engine/vrnic_wr.c) and
+ * the QP's sizes, told at once.  @length: its bytes.  Return: 0 or -errno.
+ */
+static int vrnic_post_check(struct vrnic_qp *qp, const struct ib_send_wr *wr,
+			    u64 *length)
 {
-	struct rxe_send_wqe *wqe;
-	u64 length = 0;
 	int i;
 
-	/* The requester's rules (engine/vrnic_wr.c), told at once. */
 	if (!vrnic_wr_info(wr->opcode))
 		return -EOPNOTSUPP;
 	if (!vrnic_wr_allowed(qp->ibqp.qp_type, false, wr->opcode))
@@ -33,19 +34,22 @@ static int vrnic_post_one_send(struct vrnic_qp *qp, const struct ib_send_wr *wr)
 	if (wr->num_sge < 0 || wr->num_sge > qp->sq.max_sge)
 		return -EINVAL;
 	for (i = 0; i < wr->num_sge; i++)
-		length += wr->sg_list[i].length;
-	if (length > VRNIC_MAX_MSG_SIZE)
+		*length += wr->sg_list[i].length;
+	if (*length > VRNIC_MAX_MSG_SIZE)
 		return -EINVAL;
-	if ((wr->send_flags & IB_SEND_INLINE) && length > qp->sq.max_inline)
+	if ((wr->send_flags & IB_SEND_INLINE) && *length > qp->sq.max_inline)
 		return -EINVAL;
 	/* Its 8 bytes travel in the WQE, as librxe's do: inline data. */
 	if (wr->opcode == VRNIC_WR_ATOMIC_WRITE &&
-	    (!(wr->send_flags & IB_SEND_INLINE) || length != sizeof(u64)))
+	    (!(wr->send_flags & IB_SEND_INLINE) || *length != sizeof(u64)))
 		return -EINVAL;
-	if (vrnic_queue_full(&qp->sq.queue))
-		return -ENOMEM;
+	return 0;
+}
 
-	wqe = vrnic_queue_producer_slot(&qp->sq.queue);
+/* The WR's fields in the rxe WQE layout, but its data. */
+static void vrnic_post_fill_wr(struct vrnic_qp *qp, struct rxe_send_wqe *wqe,
+			       const struct ib_send_wr *wr)
+{
 	memset(wqe, 0, sizeof(*wqe));
 	wqe->wr.wr_id = wr->wr_id;
 	wqe->wr.opcode = wr->opcode;
@@ -85,6 +89,13 @@ static int vrnic_post_one_send(struct vrnic_qp *qp, const struct ib_send_wr *wr)
 		wqe->wr.wr.ud.remote_qkey = ud_wr(wr)->remote_qkey;
 		wqe->wr.wr.ud.ah_num = to_vah(ud_wr(wr)->ah)->num;
 	}
+}
+
+/* The WR's data: copied inline, or its SGE list. */
+static void vrnic_post_fill_data(struct rxe_send_wqe *wqe,
+				 const struct ib_send_wr *wr, u64 length)
+{
+	int i;
 
 	if (wr->send_flags & IB_SEND_INLINE) {
 		u8 *p = wqe->dma.inline_data;
@@ -99,6 +110,23 @@ static int vrnic_post_one_send(struct vrnic_qp *qp, const struct ib_send_wr *wr)
 	} else {
 		vrnic_dma_info_fill(&wqe->dma, wr->sg_list, wr->num_sge, length);
 	}
+}
+
+/* Write one kernel send WR into the SQ in the rxe WQE layout. */
+static int vrnic_post_one_send(struct vrnic_qp *qp, const struct ib_send_wr *wr)
+{
+	struct rxe_send_wqe *wqe;
+	u64 length = 0;
+	int err;
+
+	err = vrnic_post_check(qp, wr, &length);
+	if (err)
+		return err;
+	if (vrnic_queue_full(&qp->sq.queue))
+		return -ENOMEM;
+	wqe = vrnic_queue_producer_slot(&qp->sq.queue);
+	vrnic_post_fill_wr(qp, wqe, wr);
+	vrnic_post_fill_data(wqe, wr, length);
 	vrnic_queue_advance_producer(&qp->sq.queue);
 	return 0;
 }

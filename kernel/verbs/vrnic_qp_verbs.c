@@ -45,18 +45,11 @@ static int vrnic_qp_check_cap(struct vrnic_dev *vdev, struct ib_qp_init_attr *in
 	return 0;
 }
 
-int vrnic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
-		    struct ib_udata *udata)
+/* The type, flags, CQs and sizes a QP is asked for: 0 or -errno. */
+static int vrnic_qp_check_init(struct vrnic_dev *vdev,
+			       struct ib_qp_init_attr *init,
+			       struct ib_udata *udata)
 {
-	struct vrnic_dev *vdev = to_vdev(ibqp->device);
-	struct vrnic_qp *qp = to_vqp(ibqp);
-	struct rxe_create_qp_resp resp = {};
-	struct ib_ucontext *uctx = NULL;
-	unsigned int sq_wr, rq_wr;
-	size_t sq_payload;
-	u32 qpn;
-	int err;
-
 	switch (init->qp_type) {
 	case IB_QPT_RC:
 	case IB_QPT_UC:
@@ -73,23 +66,16 @@ int vrnic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		return -EOPNOTSUPP;
 	if (!init->send_cq || (!init->srq && !init->recv_cq))
 		return -EINVAL;
-	err = vrnic_qp_check_cap(vdev, init);
-	if (err)
-		return err;
-	if (udata) {
-		if (udata->outlen < sizeof(resp))
-			return -EINVAL;
-		uctx = vrnic_udata_uctx(udata);
-	}
-	qp->ref = kmalloc(sizeof(*qp->ref), GFP_KERNEL);
-	if (!qp->ref)
-		return -ENOMEM;
-	/* A context on the modeled NIC (qpc.mode onchip has a limit). */
-	err = vrnic_model_qp_create(&vdev->model, init->qp_type == IB_QPT_GSI,
-				    &vdev->ibdev.dev);
-	if (err)
-		goto err_ref;
+	if (udata && udata->outlen < sizeof(struct rxe_create_qp_resp))
+		return -EINVAL;
+	return vrnic_qp_check_cap(vdev, init);
+}
 
+/* Locks, references and RESET: the QP before anything is allocated. */
+static void vrnic_qp_init_fields(struct vrnic_qp *qp,
+				 const struct ib_qp_init_attr *init,
+				 struct ib_udata *udata)
+{
 	refcount_set(&qp->ref->users, 1);
 	init_completion(&qp->ref->done);
 	qp->ref->qp = qp;
@@ -104,81 +90,145 @@ int vrnic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->scq = to_vcq(init->send_cq);
 	qp->rcq = init->recv_cq ? to_vcq(init->recv_cq) : NULL;
 	qp->srq = init->srq ? to_vsrq(init->srq) : NULL;
+	qp->mtu = 256;
+}
+
+/*
+ * Free the QP's queues and what the engines keep beside them: any part of
+ * what vrnic_qp_alloc_queues() allocated (the QP starts zeroed).
+ */
+static void vrnic_qp_free_queues(struct vrnic_qp *qp)
+{
+	kfree(qp->replay);
+	kvfree(qp->swqe);
+	if (!qp->srq)
+		vrnic_queue_cleanup(&qp->rq.queue);
+	vrnic_queue_cleanup(&qp->sq.queue);
+}
+
+/* The send queue and the requester's context of each of its WQEs. */
+static int vrnic_qp_alloc_sq(struct vrnic_qp *qp, struct vrnic_dev *vdev,
+			     const struct ib_qp_init_attr *init, bool user,
+			     u32 *sq_wr)
+{
+	size_t payload;
+	int err;
+
+	/* A send WQE holds the larger of its SGE list and its inline data. */
+	payload = max_t(size_t, init->cap.max_send_sge * sizeof(struct rxe_sge),
+			init->cap.max_inline_data);
+	payload = max_t(size_t, payload, sizeof(struct rxe_sge));
+	*sq_wr = max_t(u32, init->cap.max_send_wr, 1);
+	err = vrnic_queue_init(&qp->sq.queue, sq_wr,
+			       sizeof(struct rxe_send_wqe) + payload,
+			       user ? VRNIC_QUEUE_FROM_USER : VRNIC_QUEUE_FROM_KERNEL);
+	if (err)
+		return err;
+	qp->swqe = kvcalloc(qp->sq.queue.mask + 1, sizeof(*qp->swqe), GFP_KERNEL);
+	if (!qp->swqe)
+		return -ENOMEM;
+	/* The queue rounded the element up; hand the room to the user. */
+	payload = vrnic_queue_elem_size(&qp->sq.queue) - sizeof(struct rxe_send_wqe);
+	qp->sq.max_sge = min_t(u32, payload / sizeof(struct rxe_sge),
+			       vdev->attr.max_send_sge);
+	qp->sq.max_inline = min_t(u32, payload, VRNIC_MAX_INLINE);
+	return 0;
+}
+
+/*
+ * The SQ, the responder's record of the READs and atomics it executed
+ * (RC), and the RQ unless an SRQ serves the QP.  On an error, what was
+ * allocated is freed.  @sq_wr, @rq_wr: the slots given.
+ */
+static int vrnic_qp_alloc_queues(struct vrnic_qp *qp, struct vrnic_dev *vdev,
+				 const struct ib_qp_init_attr *init, bool user,
+				 u32 *sq_wr, u32 *rq_wr)
+{
+	int err;
+
+	err = vrnic_qp_alloc_sq(qp, vdev, init, user, sq_wr);
+	if (!err && init->qp_type == IB_QPT_RC) {
+		qp->replay = kcalloc(VRNIC_MAX_RD_ATOMIC, sizeof(*qp->replay),
+				     GFP_KERNEL);
+		if (!qp->replay)
+			err = -ENOMEM;
+	}
+	if (!err && !qp->srq) {
+		*rq_wr = max_t(u32, init->cap.max_recv_wr, 1);
+		qp->rq.max_sge = max_t(u32, init->cap.max_recv_sge, 1);
+		err = vrnic_queue_init(&qp->rq.queue, rq_wr,
+				       vrnic_recv_wqe_size(qp->rq.max_sge),
+				       user ? VRNIC_QUEUE_FROM_USER :
+					      VRNIC_QUEUE_FROM_KERNEL);
+	}
+	if (err)
+		vrnic_qp_free_queues(qp);
+	return err;
+}
+
+/* Tell librxe where to map the queues it shares with the QP. */
+static int vrnic_qp_tell_user(struct vrnic_qp *qp, struct ib_udata *udata)
+{
+	struct ib_ucontext *uctx = vrnic_udata_uctx(udata);
+	struct rxe_create_qp_resp resp = {};
+	int err = 0;
+
+	if (!qp->srq)
+		err = vrnic_queue_mmap_info(&qp->rq.queue, uctx, &resp.rq_mi);
+	err = err ?: vrnic_queue_mmap_info(&qp->sq.queue, uctx, &resp.sq_mi);
+	return err ?: ib_copy_to_udata(udata, &resp, sizeof(resp));
+}
+
+/* Give the QP its number: from here the receive path can find it. */
+static int vrnic_qp_publish(struct vrnic_dev *vdev, struct vrnic_qp *qp,
+			    bool gsi, u32 *qpn)
+{
+	int err;
+
+	if (gsi) {
+		*qpn = 1;
+		return xa_insert(&vdev->qps, *qpn, qp->ref, GFP_KERNEL);
+	}
+	err = xa_alloc_cyclic(&vdev->qps, qpn, qp->ref,
+			      XA_LIMIT(VRNIC_MIN_QPN, VRNIC_MAX_QPN),
+			      &vdev->next_qpn, GFP_KERNEL);
+	return err < 0 ? err : 0;
+}
+
+int vrnic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		    struct ib_udata *udata)
+{
+	struct vrnic_dev *vdev = to_vdev(ibqp->device);
+	struct vrnic_qp *qp = to_vqp(ibqp);
+	bool gsi = init->qp_type == IB_QPT_GSI;
+	u32 sq_wr, rq_wr = 0, qpn;
+	int err;
+
+	err = vrnic_qp_check_init(vdev, init, udata);
+	if (err)
+		return err;
+	qp->ref = kmalloc(sizeof(*qp->ref), GFP_KERNEL);
+	if (!qp->ref)
+		return -ENOMEM;
+	/* A context on the modeled NIC (qpc.mode onchip has a limit). */
+	err = vrnic_model_qp_create(&vdev->model, gsi, &vdev->ibdev.dev);
+	if (err)
+		goto err_ref;
+	vrnic_qp_init_fields(qp, init, udata);
 	/* RC and UC have one address vector: their route is kept. */
 	err = vrnic_path_init(&qp->path, vdev, init->qp_type == IB_QPT_RC ||
 			      init->qp_type == IB_QPT_UC);
 	if (err)
 		goto err_model;
 	vrnic_exec_qp_init(qp);
-	qp->mtu = 256;
-
-	/* A send WQE holds the larger of its SGE list and its inline data. */
-	sq_payload = max_t(size_t, init->cap.max_send_sge * sizeof(struct rxe_sge),
-			   init->cap.max_inline_data);
-	sq_payload = max_t(size_t, sq_payload, sizeof(struct rxe_sge));
-	sq_wr = max_t(u32, init->cap.max_send_wr, 1);
-	err = vrnic_queue_init(&qp->sq.queue, &sq_wr,
-			       sizeof(struct rxe_send_wqe) + sq_payload,
-			       udata ? VRNIC_QUEUE_FROM_USER : VRNIC_QUEUE_FROM_KERNEL);
+	err = vrnic_qp_alloc_queues(qp, vdev, init, udata, &sq_wr, &rq_wr);
 	if (err)
 		goto err_path;
-	qp->swqe = kvcalloc(qp->sq.queue.mask + 1, sizeof(*qp->swqe), GFP_KERNEL);
-	if (!qp->swqe) {
-		err = -ENOMEM;
-		goto err_sq;
-	}
-	/* The queue rounded the element up; hand the room to the user. */
-	sq_payload = vrnic_queue_elem_size(&qp->sq.queue) - sizeof(struct rxe_send_wqe);
-	qp->sq.max_sge = min_t(u32, sq_payload / sizeof(struct rxe_sge),
-			       vdev->attr.max_send_sge);
-	qp->sq.max_inline = min_t(u32, sq_payload, VRNIC_MAX_INLINE);
-
-	if (init->qp_type == IB_QPT_RC) {
-		qp->replay = kcalloc(VRNIC_MAX_RD_ATOMIC, sizeof(*qp->replay),
-				     GFP_KERNEL);
-		if (!qp->replay) {
-			err = -ENOMEM;
-			goto err_sq;
-		}
-	}
-
-	if (!qp->srq) {
-		rq_wr = max_t(u32, init->cap.max_recv_wr, 1);
-		qp->rq.max_sge = max_t(u32, init->cap.max_recv_sge, 1);
-		err = vrnic_queue_init(&qp->rq.queue, &rq_wr,
-				       vrnic_recv_wqe_size(qp->rq.max_sge),
-				       udata ? VRNIC_QUEUE_FROM_USER :
-					       VRNIC_QUEUE_FROM_KERNEL);
-		if (err)
-			goto err_sq;
-	}
-
-	if (udata) {
-		if (!qp->srq) {
-			err = vrnic_queue_mmap_info(&qp->rq.queue, uctx, &resp.rq_mi);
-			if (err)
-				goto err_rq;
-		}
-		err = vrnic_queue_mmap_info(&qp->sq.queue, uctx, &resp.sq_mi);
-		if (err)
-			goto err_rq;
-		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
-		if (err)
-			goto err_rq;
-	}
-
-	/* Publish last: from here the receive path can find the QP. */
-	if (init->qp_type == IB_QPT_GSI) {
-		qpn = 1;
-		err = xa_insert(&vdev->qps, qpn, qp->ref, GFP_KERNEL);
-	} else {
-		err = xa_alloc_cyclic(&vdev->qps, &qpn, qp->ref,
-				      XA_LIMIT(VRNIC_MIN_QPN, VRNIC_MAX_QPN),
-				      &vdev->next_qpn, GFP_KERNEL);
-		err = err < 0 ? err : 0;
-	}
+	err = udata ? vrnic_qp_tell_user(qp, udata) : 0;
+	/* Last: from here the receive path can find the QP. */
+	err = err ?: vrnic_qp_publish(vdev, qp, gsi, &qpn);
 	if (err)
-		goto err_rq;
+		goto err_queues;
 	ibqp->qp_num = qpn;
 
 	init->cap.max_send_wr = sq_wr;
@@ -191,18 +241,13 @@ int vrnic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	atomic_inc(&vdev->num_qp);
 	return 0;
 
-err_rq:
-	if (!qp->srq)
-		vrnic_queue_cleanup(&qp->rq.queue);
-err_sq:
-	kfree(qp->replay);
-	kvfree(qp->swqe);
-	vrnic_queue_cleanup(&qp->sq.queue);
+err_queues:
+	vrnic_qp_free_queues(qp);
 err_path:
 	vrnic_path_fini(&qp->path);
 err_model:
 	/* No QPN yet: QP 0 is never a vrnic QP, so nothing is uncached. */
-	vrnic_model_qp_destroy(&vdev->model, 0, init->qp_type == IB_QPT_GSI);
+	vrnic_model_qp_destroy(&vdev->model, 0, gsi);
 err_ref:
 	kfree(qp->ref);
 	return err;
@@ -352,6 +397,37 @@ static void vrnic_qp_store_attr(struct vrnic_qp *qp, struct ib_qp_attr *attr,
 		a->dest_qp_num = attr->dest_qp_num & 0xffffff;
 }
 
+/*
+ * Install the address vector in @av, handing the replaced one back in
+ * @av (its source GID reference is dropped by the caller, outside the
+ * lock).  Caller holds qp->state_lock, and the engines are held.
+ */
+static void vrnic_qp_swap_av(struct vrnic_qp *qp, struct rdma_ah_attr *av)
+{
+	swap(*av, qp->attr.ah_attr);
+	vrnic_path_reset_route(&qp->path);
+	write_seqcount_begin(&qp->addr_seq);
+	memcpy(&qp->local_addr, qp->attr.ah_attr.grh.sgid_attr->gid.raw,
+	       sizeof(qp->local_addr));
+	memcpy(&qp->peer_addr, qp->attr.ah_attr.grh.dgid.raw,
+	       sizeof(qp->peer_addr));
+	write_seqcount_end(&qp->addr_seq);
+}
+
+/* modify_qp's state change.  Caller holds qp->state_lock. */
+static void vrnic_qp_transition(struct vrnic_qp *qp, enum ib_qp_state new)
+{
+	/* Leaving RESET: sends librxe wrote there were refused. */
+	if (new == IB_QPS_RESET || qp->state == IB_QPS_RESET) {
+		vrnic_queue_reset(&qp->sq.queue);
+		vrnic_doorbell_reset(&qp->db);
+	}
+	if (new == IB_QPS_RESET && !qp->srq)
+		vrnic_queue_reset(&qp->rq.queue);
+	vrnic_qp_enter(qp, new);
+	vrnic_qp_set_state(qp, new, VRNIC_QP_CAUSE_VERB);
+}
+
 int vrnic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		    struct ib_udata *udata)
 {
@@ -398,28 +474,11 @@ int vrnic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	new = (mask & IB_QP_STATE) ? attr->qp_state : qp->state;
 
 	vrnic_qp_store_attr(qp, attr, mask);
-	if (mask & IB_QP_AV) {
-		swap(av, qp->attr.ah_attr);
-		vrnic_path_reset_route(&qp->path);
-		write_seqcount_begin(&qp->addr_seq);
-		memcpy(&qp->local_addr,
-		       qp->attr.ah_attr.grh.sgid_attr->gid.raw,
-		       sizeof(qp->local_addr));
-		memcpy(&qp->peer_addr, qp->attr.ah_attr.grh.dgid.raw,
-		       sizeof(qp->peer_addr));
-		write_seqcount_end(&qp->addr_seq);
-	}
+	if (mask & IB_QP_AV)
+		vrnic_qp_swap_av(qp, &av);
 	if (mask & IB_QP_STATE) {
-		/* Leaving RESET: sends librxe wrote there were refused. */
-		if (new == IB_QPS_RESET || qp->state == IB_QPS_RESET) {
-			vrnic_queue_reset(&qp->sq.queue);
-			vrnic_doorbell_reset(&qp->db);
-		}
-		if (new == IB_QPS_RESET && !qp->srq)
-			vrnic_queue_reset(&qp->rq.queue);
 		flush = new == IB_QPS_ERR && qp->state != IB_QPS_ERR;
-		vrnic_qp_enter(qp, new);
-		vrnic_qp_set_state(qp, new, VRNIC_QP_CAUSE_VERB);
+		vrnic_qp_transition(qp, new);
 	}
 out:
 	spin_unlock_irqrestore(&qp->state_lock, flags);
@@ -488,11 +547,7 @@ int vrnic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	vrnic_path_fini(&qp->path);
 
 	rdma_destroy_ah_attr(&qp->attr.ah_attr);
-	kfree(qp->replay);
-	kvfree(qp->swqe);
-	if (!qp->srq)
-		vrnic_queue_cleanup(&qp->rq.queue);
-	vrnic_queue_cleanup(&qp->sq.queue);
+	vrnic_qp_free_queues(qp);
 	vrnic_model_qp_destroy(&vdev->model, ibqp->qp_num,
 			       ibqp->qp_type == IB_QPT_GSI);
 	atomic_dec(&vdev->num_qp);
