@@ -251,6 +251,95 @@ static bool vrnic_qp_resp_paced(struct vrnic_qp *qp)
 }
 
 /*
+ * The responder and the completer, for one round.  A READ being answered
+ * goes first, a budget of responses per round; until its last response
+ * is out, the packets behind it wait (a QP's requests execute in order).
+ * Return: whether anything was done.  @paced: the responder waits for
+ * the modeled link (its pace timer runs the engines again).
+ */
+static bool vrnic_qp_take_packets(struct vrnic_qp *qp, bool *paced)
+{
+	struct sk_buff *skb;
+	bool busy = false;
+	unsigned int n;
+
+	*paced = false;
+	if (qp->resp.rd.active) {
+		*paced = vrnic_qp_resp_paced(qp);
+		if (*paced)
+			return false;
+		/* Its MR gone, the READ took the QP to ERR: stop. */
+		if (vrnic_resp_read_pending(qp) ||
+		    READ_ONCE(qp->state) == IB_QPS_ERR)
+			return true;
+		busy = true;
+	}
+	for (n = 0; n < VRNIC_WORK_PKTS; n++) {
+		*paced = vrnic_qp_resp_paced(qp);
+		if (*paced)
+			break;
+		skb = skb_dequeue(&qp->rx);
+		if (!skb)
+			break;
+		if (vrnic_pkt(skb)->flags & VRNIC_OPF_REQ)
+			vrnic_resp_rx(qp, skb);
+		else
+			vrnic_comp_rx(qp, skb);
+		busy = true;
+		/*
+		 * An error stops the QP: nothing after it executes.  A READ
+		 * left with responses to send goes on next round, before
+		 * anything behind it.  A CPU wanted elsewhere stops the
+		 * round early.
+		 */
+		if (READ_ONCE(qp->state) == IB_QPS_ERR ||
+		    qp->resp.rd.active || need_resched())
+			break;
+	}
+	return busy;
+}
+
+/*
+ * The ACK for the round's requests, an expired retransmit timer, and
+ * the requester.  Return: the requester has more to send now.
+ */
+static bool vrnic_qp_send(struct vrnic_qp *qp, bool defer_ack)
+{
+	/*
+	 * One ACK for the batch (coalescing, IBA 9.7.5.1.1).  A lone packet
+	 * is answered at once unless ACKs went out recently: adaptive
+	 * moderation, as NICs do with interrupts.
+	 */
+	if (!defer_ack ||
+	    local_clock() - qp->resp.ack_ns > VRNIC_ACK_MODERATION_NS)
+		vrnic_resp_flush_ack(qp);
+	if (xchg(&qp->timed_out, false))
+		vrnic_comp_timeout(qp);
+	return vrnic_req_run(qp, VRNIC_WORK_PKTS);
+}
+
+/*
+ * Work that remains, not work done: a lone packet taken inline must not
+ * wake the worker to find nothing (a wakeup per message, two on a
+ * ping-pong's critical path).
+ */
+static bool vrnic_qp_work_remains(struct vrnic_qp *qp, bool flushed,
+				  bool paced, bool more)
+{
+	switch (READ_ONCE(qp->state)) {
+	case IB_QPS_ERR:
+		return !flushed;
+	case IB_QPS_RESET:
+		return false;	/* what it held went with the reset */
+	default:
+		break;
+	}
+	if (!paced && (qp->resp.rd.active || !skb_queue_empty_lockless(&qp->rx)))
+		return true;
+	return more || qp->resp.ack_pending;
+}
+
+/*
  * The QP's engines: completer and responder for queued packets, then the
  * requester, for at most @rounds rounds.  @defer_ack leaves a coalesced
  * ACK to the work (the receive softirq's lone packets: the work, woken
@@ -273,14 +362,12 @@ static bool vrnic_qp_resp_paced(struct vrnic_qp *qp)
 static bool vrnic_qp_engines(struct vrnic_qp *qp, unsigned int rounds,
 			     bool defer_ack)
 {
-	bool busy = false, more = false, paced = false, flushed = false;
-	unsigned int round, n;
-	struct sk_buff *skb;
+	bool busy, more = false, paced = false, flushed = false;
+	unsigned int round;
 
 	for (round = 0; round < rounds; round++) {
 		enum ib_qp_state state = READ_ONCE(qp->state);
 
-		busy = false;
 		if (state == IB_QPS_RESET || state == IB_QPS_ERR) {
 			skb_queue_purge(&qp->rx);
 			if (state == IB_QPS_ERR)
@@ -288,81 +375,17 @@ static bool vrnic_qp_engines(struct vrnic_qp *qp, unsigned int rounds,
 			flushed = true;
 			break;
 		}
-		paced = false;
-		/*
-		 * A READ being answered goes first, a budget of responses
-		 * per round; until its last response is out, the packets
-		 * behind it wait (a QP's requests execute in order).
-		 */
-		if (qp->resp.rd.active) {
-			paced = vrnic_qp_resp_paced(qp);
-			if (paced)
-				goto requester;
-			busy = true;
-			/* Its MR gone, the READ took the QP to ERR: stop. */
-			if (vrnic_resp_read_pending(qp) ||
-			    READ_ONCE(qp->state) == IB_QPS_ERR)
-				goto requester;
-		}
-		for (n = 0; n < VRNIC_WORK_PKTS; n++) {
-			paced = vrnic_qp_resp_paced(qp);
-			if (paced)
-				break;
-			skb = skb_dequeue(&qp->rx);
-			if (!skb)
-				break;
-			if (vrnic_pkt(skb)->flags & VRNIC_OPF_REQ)
-				vrnic_resp_rx(qp, skb);
-			else
-				vrnic_comp_rx(qp, skb);
-			busy = true;
-			/*
-			 * An error stops the QP: nothing after it executes.
-			 * A READ left with responses to send goes on next
-			 * round, before anything behind it.  A CPU wanted
-			 * elsewhere stops the round early.
-			 */
-			if (READ_ONCE(qp->state) == IB_QPS_ERR ||
-			    qp->resp.rd.active || need_resched())
-				break;
-		}
-requester:
+		busy = vrnic_qp_take_packets(qp, &paced);
 		if (READ_ONCE(qp->state) == IB_QPS_ERR)
 			continue;	/* the next round (or the work) flushes */
-		/*
-		 * One ACK for the batch (coalescing, IBA 9.7.5.1.1).  A lone
-		 * packet is answered at once unless ACKs went out recently:
-		 * adaptive moderation, as NICs do with interrupts.
-		 */
-		if (!defer_ack ||
-		    local_clock() - qp->resp.ack_ns > VRNIC_ACK_MODERATION_NS)
-			vrnic_resp_flush_ack(qp);
-		if (xchg(&qp->timed_out, false))
-			vrnic_comp_timeout(qp);
-		more = vrnic_req_run(qp, VRNIC_WORK_PKTS);
-		if (more)
-			busy = true;
+		more = vrnic_qp_send(qp, defer_ack);
+		busy |= more;
 		/* modify_qp waits for the engines: this round is the last. */
 		if (!busy || need_resched() ||
 		    test_bit(VRNIC_QP_HOLD, &qp->engine))
 			break;
 	}
-	/*
-	 * Work that remains, not work done: a lone packet taken inline must
-	 * not wake the worker to find nothing (a wakeup per message, two on
-	 * a ping-pong's critical path).
-	 */
-	switch (READ_ONCE(qp->state)) {
-	case IB_QPS_ERR:
-		return !flushed;
-	case IB_QPS_RESET:
-		return false;	/* what it held went with the reset */
-	default:
-		break;
-	}
-	if (!paced && (qp->resp.rd.active || !skb_queue_empty_lockless(&qp->rx)))
-		return true;
-	return more || qp->resp.ack_pending;
+	return vrnic_qp_work_remains(qp, flushed, paced, more);
 }
 
 /*

@@ -44,6 +44,36 @@ static bool vrnic_state_ok(struct vrnic_qp *qp, u32 flags)
 	return s == IB_QPS_RTS || s == IB_QPS_SQD || s == IB_QPS_SQE;
 }
 
+/*
+ * May @qp take this packet?  Its transport, the P_Key, the QP's state,
+ * the sender's address (connected QPs) and the Q_Key (datagrams).
+ * Return: -1 if so, else the VRNIC_CNT_RX_DROP_* counter of the reason.
+ */
+static int vrnic_recv_check_qp(struct vrnic_qp *qp, const struct sk_buff *skb,
+			       const struct vrnic_pkt_hdrs *h)
+{
+	if (!vrnic_transport_ok(qp, h->opcode))
+		return VRNIC_CNT_RX_DROP_MALFORMED;
+	/*
+	 * IBA 10.9.3: the P_Key must match the port's one entry, the
+	 * default full-member 0xffff: its low 15 bits (either membership).
+	 */
+	if ((vrnic_bth_pkey(h->bth) & 0x7fff) != (VRNIC_DEFAULT_PKEY & 0x7fff))
+		return VRNIC_CNT_RX_DROP_PKEY;
+	if (!vrnic_state_ok(qp, h->info->flags))
+		return VRNIC_CNT_RX_DROP_QP_STATE;
+	if (!vrnic_qp_addr_ok(qp, skb))
+		return VRNIC_CNT_RX_DROP_ADDR;
+	if (h->deth) {
+		u32 want = qp->ibqp.qp_type == IB_QPT_GSI ? VRNIC_GSI_QKEY :
+							   READ_ONCE(qp->attr.qkey);
+
+		if (vrnic_deth_qkey(h->deth) != want)
+			return VRNIC_CNT_RX_DROP_QKEY;
+	}
+	return -1;
+}
+
 /**
  * vrnic_recv - take one received packet
  * @vdev:	the device whose netdev received it
@@ -57,6 +87,7 @@ void vrnic_recv(struct vrnic_dev *vdev, struct sk_buff *skb)
 	struct vrnic_pkt_hdrs h;
 	struct vrnic_pkt *pkt;
 	struct vrnic_qp *qp;
+	int drop;
 	u32 qpn;
 
 	BUILD_BUG_ON(sizeof(struct vrnic_pkt) > sizeof(skb->cb));
@@ -77,34 +108,10 @@ void vrnic_recv(struct vrnic_dev *vdev, struct sk_buff *skb)
 		vrnic_count(vdev, VRNIC_CNT_RX_DROP_NO_QP);
 		goto drop;
 	}
-	if (!vrnic_transport_ok(qp, h.opcode)) {
-		vrnic_count(vdev, VRNIC_CNT_RX_DROP_MALFORMED);
+	drop = vrnic_recv_check_qp(qp, skb, &h);
+	if (drop >= 0) {
+		vrnic_count(vdev, drop);
 		goto drop_qp;
-	}
-	/*
-	 * IBA 10.9.3: the P_Key must match the port's one entry, the
-	 * default full-member 0xffff: its low 15 bits (either membership).
-	 */
-	if ((vrnic_bth_pkey(h.bth) & 0x7fff) != (VRNIC_DEFAULT_PKEY & 0x7fff)) {
-		vrnic_count(vdev, VRNIC_CNT_RX_DROP_PKEY);
-		goto drop_qp;
-	}
-	if (!vrnic_state_ok(qp, h.info->flags)) {
-		vrnic_count(vdev, VRNIC_CNT_RX_DROP_QP_STATE);
-		goto drop_qp;
-	}
-	if (!vrnic_qp_addr_ok(qp, skb)) {
-		vrnic_count(vdev, VRNIC_CNT_RX_DROP_ADDR);
-		goto drop_qp;
-	}
-	if (h.deth) {
-		u32 want = qp->ibqp.qp_type == IB_QPT_GSI ? VRNIC_GSI_QKEY :
-							   READ_ONCE(qp->attr.qkey);
-
-		if (vrnic_deth_qkey(h.deth) != want) {
-			vrnic_count(vdev, VRNIC_CNT_RX_DROP_QKEY);
-			goto drop_qp;
-		}
 	}
 
 	pkt = vrnic_pkt(skb);

@@ -535,33 +535,87 @@ static int vrnic_out_ordered(struct vrnic_path *t, struct sk_buff *skb)
 	return err;
 }
 
+/*
+ * The route from *@saddr to @daddr out of the device's netdev: the QP's
+ * cached one (which may give its source address back in @saddr), or a
+ * lookup, cached when the path keeps its route.
+ */
+static struct rtable *vrnic_route4(struct vrnic_dev *vdev,
+				   struct vrnic_path *path, __be32 *saddr,
+				   __be32 daddr)
+{
+	struct flowi4 fl = {
+		.flowi4_oif = vdev->ndev->ifindex,
+		.flowi4_proto = IPPROTO_UDP,
+		.saddr = *saddr,
+		.daddr = daddr,
+	};
+	struct rtable *rt;
+
+	/* The cache is per CPU: stay on this one while using it. */
+	local_bh_disable();
+	rt = path && path->cached ? dst_cache_get_ip4(&path->route, saddr) :
+				    NULL;
+	if (!rt) {
+		rt = ip_route_output_key(dev_net(vdev->ndev), &fl);
+		if (!IS_ERR(rt) && path && path->cached)
+			dst_cache_set_ip4(&path->route, &rt->dst, fl.saddr);
+	}
+	local_bh_enable();
+	return rt;
+}
+
+/* As vrnic_route4(), for IPv6: the lookup goes through our socket. */
+static struct dst_entry *vrnic_route6(struct net *net, struct vrnic_path *path,
+				      struct flowi6 *fl)
+{
+	struct vrnic_net *vn = vrnic_pernet(net);
+	struct dst_entry *dst;
+	struct in6_addr saddr;
+	struct socket *sock;
+
+	local_bh_disable();
+	dst = path && path->cached ?
+	      dst_cache_get_ip6(&path->route, &saddr) : NULL;
+	if (!dst) {
+		rcu_read_lock();
+		sock = rcu_dereference(vn->sk6);
+		dst = sock ? ipv6_stub->ipv6_dst_lookup_flow(net, sock->sk, fl,
+							     NULL) :
+			     ERR_PTR(-EAFNOSUPPORT);
+		rcu_read_unlock();
+		if (!IS_ERR(dst) && path && path->cached)
+			dst_cache_set_ip6(&path->route, dst, &fl->saddr);
+	}
+	local_bh_enable();
+	return dst;
+}
+
+/* The ICRC over the finished packet, then a fault rule's corruption. */
+static int vrnic_seal(struct sk_buff *skb, bool corrupt)
+{
+	if (vrnic_icrc_generate(skb)) {
+		kfree_skb(skb);
+		return -EINVAL;
+	}
+	if (unlikely(corrupt))
+		vrnic_corrupt(skb);
+	return 0;
+}
+
 static int vrnic_xmit4(struct vrnic_dev *vdev, struct vrnic_path *path,
 		       struct sk_buff *skb, const struct rdma_ah_attr *av,
 		       __be16 sport, bool corrupt)
 {
 	const struct ib_global_route *grh = rdma_ah_read_grh(av);
 	struct net *net = dev_net(vdev->ndev);
-	struct flowi4 fl = {};
 	struct rtable *rt;
 	struct iphdr *iph;
 	__be32 saddr, daddr;
 
 	saddr = *(__be32 *)&grh->sgid_attr->gid.raw[12];
 	daddr = *(__be32 *)&grh->dgid.raw[12];
-	fl.flowi4_oif = vdev->ndev->ifindex;
-	fl.flowi4_proto = IPPROTO_UDP;
-	fl.saddr = saddr;
-	fl.daddr = daddr;
-	/* The cache is per CPU: stay on this one while using it. */
-	local_bh_disable();
-	rt = path && path->cached ? dst_cache_get_ip4(&path->route, &saddr) :
-				    NULL;
-	if (!rt) {
-		rt = ip_route_output_key(net, &fl);
-		if (!IS_ERR(rt) && path && path->cached)
-			dst_cache_set_ip4(&path->route, &rt->dst, fl.saddr);
-	}
-	local_bh_enable();
+	rt = vrnic_route4(vdev, path, &saddr, daddr);
 	if (IS_ERR(rt)) {
 		kfree_skb(skb);
 		return PTR_ERR(rt);
@@ -586,12 +640,8 @@ static int vrnic_xmit4(struct vrnic_dev *vdev, struct vrnic_path *path,
 	skb->protocol = htons(ETH_P_IP);
 	skb_dst_set(skb, &rt->dst);
 
-	if (vrnic_icrc_generate(skb)) {
-		kfree_skb(skb);
+	if (vrnic_seal(skb, corrupt))
 		return -EINVAL;
-	}
-	if (unlikely(corrupt))
-		vrnic_corrupt(skb);
 	if (rt->rt_type == RTN_LOCAL) {
 		rcu_read_lock();
 		return vrnic_deliver_local(vdev, skb,
@@ -608,32 +658,16 @@ static int vrnic_xmit6(struct vrnic_dev *vdev, struct vrnic_path *path,
 {
 	const struct ib_global_route *grh = rdma_ah_read_grh(av);
 	struct net *net = dev_net(vdev->ndev);
-	struct vrnic_net *vn = vrnic_pernet(net);
 	struct flowi6 fl = {};
 	struct dst_entry *dst;
-	struct in6_addr saddr;
 	struct ipv6hdr *ip6h;
-	struct socket *sock;
 	bool local;
 
 	fl.flowi6_oif = vdev->ndev->ifindex;
 	fl.flowi6_proto = IPPROTO_UDP;
 	memcpy(&fl.saddr, grh->sgid_attr->gid.raw, sizeof(fl.saddr));
 	memcpy(&fl.daddr, grh->dgid.raw, sizeof(fl.daddr));
-	local_bh_disable();
-	dst = path && path->cached ?
-	      dst_cache_get_ip6(&path->route, &saddr) : NULL;
-	if (!dst) {
-		rcu_read_lock();
-		sock = rcu_dereference(vn->sk6);
-		dst = sock ? ipv6_stub->ipv6_dst_lookup_flow(net, sock->sk, &fl,
-							     NULL) :
-			     ERR_PTR(-EAFNOSUPPORT);
-		rcu_read_unlock();
-		if (!IS_ERR(dst) && path && path->cached)
-			dst_cache_set_ip6(&path->route, dst, &fl.saddr);
-	}
-	local_bh_enable();
+	dst = vrnic_route6(net, path, &fl);
 	if (IS_ERR(dst)) {
 		kfree_skb(skb);
 		return PTR_ERR(dst);
@@ -652,12 +686,8 @@ static int vrnic_xmit6(struct vrnic_dev *vdev, struct vrnic_path *path,
 	skb->protocol = htons(ETH_P_IPV6);
 	skb_dst_set(skb, dst);
 
-	if (vrnic_icrc_generate(skb)) {
-		kfree_skb(skb);
+	if (vrnic_seal(skb, corrupt))
 		return -EINVAL;
-	}
-	if (unlikely(corrupt))
-		vrnic_corrupt(skb);
 	local = ipv6_addr_equal(&fl.saddr, &fl.daddr) ||
 		(dst->dev->flags & IFF_LOOPBACK);
 	if (local) {
