@@ -3,7 +3,7 @@
 #
 # tools/mutate.sh [-j] [MUTANT...]: prove that the tests catch a broken
 # vrnic.  Each mutant is the module built with one deliberate fault
-# (make VRNIC_MUTATE=MUTANT; kernel/vrnic_mutate.h), run through make
+# (make VRNIC_MUTATE=MUTANT; kernel/probe/vrnic_mutate.h), run through make
 # check's data-path tests in the stock kernel (one guest: conformance on
 # one device and across veth, netns, netem, fuzz, at make check's sizes).
 # A mutant is caught when at least one test fails; the table names the

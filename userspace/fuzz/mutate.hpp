@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The fuzzer's packet generator: mutation classes, and what the driver's
- * receive dispatch (kernel/vrnic_recv.c) must do with each packet.
+ * receive dispatch (kernel/exec/vrnic_recv.c) must do with each packet.
  *
  * Packet i depends only on the seed and i (its random stream is seeded from
  * both), so any single packet of a run can be rebuilt from the command line

@@ -60,7 +60,7 @@ TEST(Wire, BthLayout)
 			    0x80, 0x00, 0xfe, 0xdc}));
 }
 
-/* The header lengths of kernel/vrnic_opcode.c (HDRS_LEN) for each layout. */
+/* The header lengths of kernel/wire/vrnic_opcode.c (HDRS_LEN) for each layout. */
 TEST(Wire, HeaderLengthsMatchTheDriver)
 {
 	EXPECT_EQ(headers_length(opcode_info(0x04).hdrs), 12u);	/* SEND ONLY */

@@ -18,7 +18,7 @@ constexpr uint32_t kWrite = kOpPayload;
 constexpr uint32_t kReadResp = kOpResp | kOpPayload;
 constexpr uint32_t kOnly = kOpFirst | kOpLast;
 
-/* kernel/vrnic_opcode.c, vrnic_opcodes[]: the same names, flags, headers. */
+/* kernel/wire/vrnic_opcode.c, vrnic_opcodes[]: the same names, flags, headers. */
 std::array<OpcodeInfo, 256> make_table()
 {
 	std::array<OpcodeInfo, 256> t{};

@@ -3,10 +3,10 @@
  * RoCEv2 wire formats for the packet fuzzer: the BTH opcode table, header
  * layout, and the invariant CRC exactly as the driver computes it.
  *
- * This mirrors kernel/vrnic_hdr.h, kernel/vrnic_opcode.c and
- * kernel/vrnic_icrc.c (IBTA Vol 1, 9.2-9.3 and Annex A17).  It is a second,
- * independent implementation on purpose: the fuzzer's "valid ICRC" packets
- * are only valid if both agree, and the guest test checks that they do
+ * This mirrors kernel/wire/vrnic_hdr.h, kernel/wire/vrnic_opcode.c and
+ * kernel/wire/vrnic_icrc.c (IBTA Vol 1, 9.2-9.3 and Annex A17).  It is a
+ * second, independent implementation on purpose: the fuzzer's "valid ICRC"
+ * packets are only valid if both agree, and the guest test checks that they do
  * (a packet with a valid ICRC never lands in rx_drop_icrc).
  */
 #pragma once
