@@ -16,6 +16,7 @@
 #include "engine/vrnic_comp.h"
 #include "engine/vrnic_req.h"
 #include "engine/vrnic_wr.h"
+#include "hw/clock.h"
 #include "mem/vrnic_mem.h"
 #include "obj/vrnic_qp_obj.h"
 #include "tx/vrnic_tx.h"

@@ -27,11 +27,12 @@
 #include "engine/vrnic_resp.h"
 #include "engine/vrnic_wr.h"
 #include "exec/vrnic_exec.h"
+#include "hw/clock.h"
 #include "mem/vrnic_mem.h"
-#include "wire/vrnic_pkt.h"
 #include "obj/vrnic_cqe.h"
 #include "obj/vrnic_qp_obj.h"
 #include "probe/vrnic_trace.h"
+#include "wire/vrnic_pkt.h"
 
 /* The engines' work items; WQ_HIGHPRI, unbound. */
 static struct workqueue_struct *vrnic_wq;

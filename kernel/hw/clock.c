@@ -15,7 +15,7 @@
 #include <linux/spinlock.h>
 #include <linux/timekeeping.h>
 
-#include "model.h"
+#include "clock.h"
 
 /**
  * vrnic_model_pace_advance - a DMA on the paced timeline

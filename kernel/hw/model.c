@@ -17,6 +17,7 @@
 #include <linux/sysfs.h>
 #include <linux/timekeeping.h>
 
+#include "clock.h"
 #include "model.h"
 
 const char * const vrnic_model_counter_names[VRNIC_MCNT_COUNT] = {

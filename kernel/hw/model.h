@@ -196,26 +196,10 @@ int vrnic_model_knob_store(struct vrnic_model *m, enum vrnic_knob_id id,
 			   const char *buf, struct device *dev);
 bool vrnic_model_dma(struct vrnic_model *m, enum vrnic_dma_dir dir, u32 len,
 		     enum vrnic_dma_kind kind, struct vrnic_dma_cost *cost);
-bool vrnic_model_mr_access(struct vrnic_model *m, u32 key, u32 pages,
-			   enum vrnic_cam_result *res,
-			   struct vrnic_dma_cost *miss);
-void vrnic_model_mr_invalidate(struct vrnic_model *m, u32 key);
-bool vrnic_model_mr_resident(struct vrnic_model *m, u32 key, bool *resident);
-int vrnic_model_qp_create(struct vrnic_model *m, bool gsi, struct device *dev);
-void vrnic_model_qp_destroy(struct vrnic_model *m, u32 qpn, bool gsi);
-bool vrnic_model_qpc_access(struct vrnic_model *m, u32 qpn,
-			    enum vrnic_cam_result *res,
-			    struct vrnic_dma_cost *fetch,
-			    struct vrnic_dma_cost *writeback);
-bool vrnic_model_qpc_resident(struct vrnic_model *m, u32 qpn, bool *resident);
 void vrnic_model_doorbell_account(struct vrnic_model *m,
 				  const struct vrnic_db_event *ev);
 
 void vrnic_model_pcie(struct vrnic_model *m, struct vrnic_pcie *p);
-u64 vrnic_model_pace_wait(struct vrnic_model *m);
-void vrnic_model_pace_count(struct vrnic_model *m, u64 wait_ns);
-void vrnic_model_pace_advance(struct vrnic_model *m, u64 busy_ns, u64 latency_ns,
-			      bool dependent, u64 now);
 
 /* Helpers for the KUnit suite. */
 u64 vrnic_dma_read_ns(u32 latency_ns, u32 ps_per_byte, u32 len);

@@ -12,7 +12,7 @@
  * Copyright (c) 2026 The vrnic authors
  */
 
-#include "model.h"
+#include "mrc.h"
 
 /**
  * vrnic_model_mr_access - an access through an MR key: look the

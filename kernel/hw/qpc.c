@@ -17,7 +17,7 @@
 
 #include <linux/device.h>
 
-#include "model.h"
+#include "qpc.h"
 
 /**
  * vrnic_model_qp_create - a QP takes a context

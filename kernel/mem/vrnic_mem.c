@@ -21,6 +21,8 @@
 
 #include "vrnic.h"
 #include "vrnic_mr.h"
+#include "hw/mrc.h"
+#include "hw/qpc.h"
 #include "mem/vrnic_mem.h"
 #include "probe/vrnic_trace.h"
 

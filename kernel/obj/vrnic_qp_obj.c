@@ -13,6 +13,7 @@
 
 #include "vrnic.h"
 #include "vrnic_qp.h"
+#include "hw/clock.h"
 #include "obj/vrnic_qp_obj.h"
 #include "probe/vrnic_trace.h"
 

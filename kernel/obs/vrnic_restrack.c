@@ -27,6 +27,8 @@
 #include "vrnic_mr.h"
 #include "vrnic_qp.h"
 #include "vrnic_verbs.h"
+#include "hw/mrc.h"
+#include "hw/qpc.h"
 #include "obj/vrnic_qp_obj.h"
 #include "obs/vrnic_restrack.h"
 

@@ -19,6 +19,9 @@
 
 #include "hw/model.h"
 #include "hw/cam.h"
+#include "hw/clock.h"
+#include "hw/mrc.h"
+#include "hw/qpc.h"
 #include "hw/pcie.h"
 
 struct pcie_bw_case {

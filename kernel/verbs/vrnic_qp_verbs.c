@@ -25,6 +25,7 @@
 #include "engine/vrnic_resp.h"
 #include "exec/vrnic_exec.h"
 #include "hw/model.h"
+#include "hw/qpc.h"
 #include "net/vrnic_net.h"
 #include "obj/vrnic_qp_obj.h"
 #include "obj/vrnic_queue.h"
