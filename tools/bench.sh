@@ -21,9 +21,12 @@
 # as many.  BENCH_ROWS names a subset of the rows (write_bw_64k
 # write_bw_64k_q4 read_bw_64k write_rate_64 send_lat_2 write_lat_2);
 # BENCH_DRIVERS ("vrnic rxe") may add variants of vrnic with module
-# parameters, "vrnic+adaptive_retrans=0" (tests/bench.sh), each a column;
-# BENCH_KMOD a module directory to measure instead of kernel/ built now.  This machine varies by up to 2x between rounds: compare within
-# one run only.
+# parameters, "vrnic+adaptive_retrans=0" (tests/bench.sh), each a column,
+# and other builds of vrnic: "vrnic@before" with BENCH_KMOD_before=DIR (a
+# module directory, say the build before a change);
+# BENCH_KMOD a module directory to measure instead of kernel/ built now.
+# This machine varies by up to 2x between rounds: compare within one run
+# only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . tools/testbed/lib.sh
@@ -34,11 +37,16 @@ out=${BENCH_OUT:-build/bench}
 mkdir -p "$out"
 rounds=$out/bench-rounds.txt
 : >"$rounds"
+# vrnic@TAG drivers: their module directories, BENCH_KMOD_TAG, go along.
+kmod_env=()
+for v in $(compgen -e | grep '^BENCH_KMOD_' || true); do
+	kmod_env+=(--env "$v=${!v}")
+done
 for smp in ${BENCH_SMP:-1 2}; do
 	line=$(tools/testbed/run.sh --topo two --smp "$smp" --timeout 5400 --name "bench-smp$smp" \
 		--env "VRNIC_KMOD=$kmod" --env "BENCH_ITERS=${BENCH_ITERS:-2000}" \
 		--env "BENCH_ROUNDS=${BENCH_ROUNDS:-3}" --env "BENCH_DRIVERS=${BENCH_DRIVERS:-vrnic rxe}" \
-		${BENCH_ROWS:+--env "BENCH_ROWS=$BENCH_ROWS"} \
+		${BENCH_ROWS:+--env "BENCH_ROWS=$BENCH_ROWS"} "${kmod_env[@]}" \
 		tools/testbed/tests/bench.sh | tail -n1) || true
 	run=${line##*: }
 	res=$run/host1/bench.txt
@@ -74,7 +82,7 @@ for k in sorted(rows, key=key):
     table.append(ent)
 json.dump(table, open(sys.argv[2] + "/bench.json", "w"), indent=1)
 drivers = ["vrnic"] + sorted({d for e in table for d in e
-                              if d.startswith("vrnic+")}) + ["rxe"]
+                              if d.startswith(("vrnic+", "vrnic@"))}) + ["rxe"]
 def cell(e, drv):
     if drv not in e:
         return "-"

@@ -6,7 +6,9 @@
 # round and driver the counters that tell reordering and loss apart:
 # "round driver ctr:NAME value count".  A driver "vrnic+NAME=VALUE,..." is
 # vrnic with those module parameters set after its load (a variant to
-# compare in the same run, under its own name).
+# compare in the same run, under its own name); "vrnic@TAG" is vrnic
+# loaded from the module directory $BENCH_KMOD_TAG (another build, say
+# the one before a change), and may take parameters too (vrnic@TAG+...).
 . tools/testbed/guest-lib.sh
 N=${BENCH_ITERS:-2000}
 R=${BENCH_ROUNDS:-3}
@@ -61,7 +63,13 @@ for ((round = 1; round <= R; round++)); do
 	drivers=${BENCH_DRIVERS:-vrnic rxe}
 	((round % 2 == 0)) && drivers=$(echo "$drivers" | awk '{ for (i = NF; i > 0; i--) printf "%s ", $i }')
 	for drv in $drivers; do
-		base=${drv%%+*}
+		base=${drv%%[+@]*}
+		kmod=$VRNIC_KMOD
+		if [[ $drv == *@* ]]; then
+			tag=${drv#*@}
+			tag=BENCH_KMOD_${tag%%+*}
+			VRNIC_KMOD=${!tag:?"$drv: $tag names no module directory"}
+		fi
 		dev=$(tb_rdma_dev "$base")
 		if [ "$base" != "$drv" ]; then
 			IFS=, read -ra kvs <<<"${drv#*+}"
@@ -98,6 +106,7 @@ for ((round = 1; round <= R; round++)); do
 		fi
 		rdma link delete "$dev"
 		if [ "$base" = vrnic ]; then rmmod rdma_vrnic; else modprobe -r rdma_rxe; fi
+		VRNIC_KMOD=$kmod
 		tb_barrier "unloaded-$round-${drv//[^a-zA-Z0-9_-]/_}"
 	done
 done
