@@ -276,8 +276,9 @@ TRACE_EVENT(dma,
 
 #endif /* VRNIC_TRACE_H */
 
+/* From the module's top folder, which the build puts on the include path. */
 #undef TRACE_INCLUDE_PATH
-#define TRACE_INCLUDE_PATH .
+#define TRACE_INCLUDE_PATH probe
 #undef TRACE_INCLUDE_FILE
 #define TRACE_INCLUDE_FILE vrnic_trace
 #include <trace/define_trace.h>
