@@ -12,6 +12,7 @@
 
 #include <linux/ip.h>
 #include <linux/ipv6.h>
+#include <linux/log2.h>
 #include <linux/sched/clock.h>
 
 #include "vrnic.h"
@@ -847,27 +848,50 @@ static enum vrnic_resp_verdict vrnic_resp_check_psn(struct vrnic_qp *qp,
 	return VRNIC_RESP_OK;
 }
 
+/* A new READ request (not a duplicate): vrnic_resp_read(). */
+static enum vrnic_resp_verdict vrnic_resp_read_new(struct vrnic_qp *qp,
+						   struct sk_buff *skb)
+{
+	return vrnic_resp_read(qp, skb, false);
+}
+
+typedef enum vrnic_resp_verdict (*vrnic_resp_handler)(struct vrnic_qp *qp,
+						       struct sk_buff *skb);
+
+/*
+ * The operation bits of the opcode table's flags (wire/vrnic_opcode.h),
+ * one per request opcode, in bit order from VRNIC_OPF_SEND; each indexes
+ * the responder's handler of that operation.
+ */
+#define VRNIC_RESP_OPS	(VRNIC_OPF_SEND | VRNIC_OPF_WRITE | VRNIC_OPF_READ | \
+			 VRNIC_OPF_ATOMIC | VRNIC_OPF_ATOMIC_WRITE | \
+			 VRNIC_OPF_FLUSH)
+#define VRNIC_RESP_OP(bit)	((bit) - ilog2(VRNIC_OPF_SEND))
+
+static const vrnic_resp_handler vrnic_resp_handlers[] = {
+	[VRNIC_RESP_OP(ilog2(VRNIC_OPF_SEND))]		= vrnic_resp_send,
+	[VRNIC_RESP_OP(ilog2(VRNIC_OPF_WRITE))]		= vrnic_resp_write,
+	[VRNIC_RESP_OP(ilog2(VRNIC_OPF_READ))]		= vrnic_resp_read_new,
+	[VRNIC_RESP_OP(ilog2(VRNIC_OPF_ATOMIC))]	= vrnic_resp_atomic,
+	[VRNIC_RESP_OP(ilog2(VRNIC_OPF_ATOMIC_WRITE))]	= vrnic_resp_atomic_write,
+	[VRNIC_RESP_OP(ilog2(VRNIC_OPF_FLUSH))]		= NULL,	/* not offered */
+};
+
 /* Execute the request at the expected PSN. */
 static enum vrnic_resp_verdict vrnic_resp_execute(struct vrnic_qp *qp,
 						  struct sk_buff *skb)
 {
 	struct vrnic_pkt *pkt = vrnic_pkt(skb);
+	vrnic_resp_handler h;
+	u32 op;
 
 	if (pkt->paylen > qp->mtu ||
 	    (!(pkt->flags & VRNIC_OPF_LAST) && pkt->paylen != qp->mtu))
 		return VRNIC_RESP_INV_REQ;	/* IBA 9.7.3.1.1: wrong sizes */
 
-	if (pkt->flags & VRNIC_OPF_SEND)
-		return vrnic_resp_send(qp, skb);
-	if (pkt->flags & VRNIC_OPF_WRITE)
-		return vrnic_resp_write(qp, skb);
-	if (pkt->flags & VRNIC_OPF_READ)
-		return vrnic_resp_read(qp, skb, false);
-	if (pkt->flags & VRNIC_OPF_ATOMIC)
-		return vrnic_resp_atomic(qp, skb);
-	if (pkt->flags & VRNIC_OPF_ATOMIC_WRITE)
-		return vrnic_resp_atomic_write(qp, skb);
-	return VRNIC_RESP_INV_REQ;	/* FLUSH: not offered */
+	op = pkt->flags & VRNIC_RESP_OPS;
+	h = op ? vrnic_resp_handlers[VRNIC_RESP_OP(__ffs(op))] : NULL;
+	return h ? h(qp, skb) : VRNIC_RESP_INV_REQ;
 }
 
 /* The request in @skb is done: expect the next PSN, ACK it if asked. */
