@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * vrnic: completion queues.
+ * vrnic: the completion queue verbs: create, resize, poll, arm, destroy.
  *
  * A user CQ is a ring of struct ib_uverbs_wc that librxe polls in place;
- * a kernel CQ holds struct ib_wc for poll_cq.  Completions come from any
- * engine in any context, so the ring's producer side is under cq->lock
- * with interrupts off.
+ * a kernel CQ holds struct ib_wc for poll_cq.  Completions are written by
+ * obj/vrnic_cqe.c, from any engine in any context, under cq->lock with
+ * interrupts off.
  *
  * Copyright (c) 2026 The vrnic authors
  */
