@@ -71,7 +71,7 @@ for ((round = 1; round <= R; round++)); do
 			VRNIC_KMOD=${!tag:?"$drv: $tag names no module directory"}
 		fi
 		dev=$(tb_rdma_dev "$base")
-		if [ "$base" != "$drv" ]; then
+		if [[ $drv == *+* ]]; then
 			IFS=, read -ra kvs <<<"${drv#*+}"
 			for kv in "${kvs[@]}"; do
 				echo "${kv#*=}" >"/sys/module/rdma_$base/parameters/${kv%%=*}"
