@@ -60,7 +60,7 @@ MODULE_PARM_DESC(max_inflight,
 		 __stringify(VRNIC_MAX_INFLIGHT) ")");
 
 /* The send window a QP opens to (read once per use). */
-u32 vrnic_comp_max_window(void)
+static u32 vrnic_comp_max_window(void)
 {
 	return READ_ONCE(vrnic_max_inflight);
 }

@@ -47,7 +47,6 @@ void vrnic_comp_timeout(struct vrnic_qp *qp);
 void vrnic_comp_retire(struct vrnic_qp *qp);
 void vrnic_comp_arm(struct vrnic_qp *qp);
 void vrnic_comp_sent(struct vrnic_qp *qp, u32 psn);
-u32 vrnic_comp_max_window(void);
 void vrnic_comp_reset(struct vrnic_qp *qp);
 void vrnic_comp_start(struct vrnic_qp *qp);
 /*
