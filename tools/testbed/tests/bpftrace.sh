@@ -15,51 +15,10 @@ gid=$(tb_gid_index "$dev")
 T=120
 [ "$VRNIC_KERNEL" = debug ] && T=600
 
-# trace SCRIPT OUT: start bpftrace in the background; wait until attached
-# (T seconds of wall clock, however slow each round of the wait).
-trace() {
-	bpftrace "tools/bpftrace/$1" >"$2" 2>&1 &
-	tpid=$!
-	local end=$((SECONDS + T))
-	while [ "$SECONDS" -lt "$end" ]; do
-		grep -q -e '^TIME' -e '^Tracing' "$2" && return 0
-		kill -0 $tpid 2>/dev/null || break
-		sleep 0.2
-	done
-	echo "bpftrace $1 did not attach within $T s (at $(tb_uptime) s):"
-	cat "$2"
-	ps -eo pid,stat,etimes,time,wchan:24,args | grep -v ' \[' || true
-	kill -9 $tpid 2>/dev/null || true
-	return 1
-}
-# untrace: end bpftrace as Ctrl-C would, so its END block runs; one that
-# has not ended 90 s later (wall clock) is killed, and that fails the run.
-# (30 s counted in rounds was too short once in make check, the other lane
-# busy: the output had the trace but not the END block.)  What bpftrace
-# was doing then is printed.
-# Twice in make check (beside the other lane) bpftrace 0.17 slept on in
-# epoll_wait() after the SIGINT, its handler installed (SigCgt), with no
-# trace event due to wake it: most likely the signal came between its
-# check of the exit flag the handler sets and the wait.  So SIGINT is
-# sent again every 10 s: one that comes during the wait interrupts it.
-untrace() {
-	local end=$((SECONDS + 90)) next=$((SECONDS + 10)) l
-	kill -INT $tpid
-	while [ "$SECONDS" -lt "$end" ]; do
-		kill -0 $tpid 2>/dev/null || { wait $tpid || true; return 0; }
-		if [ "$SECONDS" -ge "$next" ]; then
-			echo "bpftrace still running 10 s after SIGINT (at $(tb_uptime) s): SIGINT again"
-			kill -INT $tpid 2>/dev/null || true
-			next=$((SECONDS + 10))
-		fi
-		sleep 0.2
-	done
-	echo "bpftrace did not end within 90 s of SIGINT (at $(tb_uptime) s); its state and stack:"
-	grep -E '^(State|SigIgn|SigCgt):' "/proc/$tpid/status" 2>/dev/null || true
-	while IFS= read -r l; do echo "  $l"; done <"/proc/$tpid/stack" 2>/dev/null || true
-	kill -9 $tpid
-	return 1
-}
+# trace SCRIPT OUT / untrace: tools/bpftrace/SCRIPT for a while
+# (guest-lib.sh's tb_bpftrace_start and tb_bpftrace_stop).
+trace() { tb_bpftrace_start "tools/bpftrace/$1" "$2" "$T"; }
+untrace() { tb_bpftrace_stop; }
 # pingpong NAME ITERS: an ibv_rc_pingpong server and client on $dev (the
 # device talking to itself); the check NAME passes if the client did.
 # Logs: $VRNIC_OUT/NAME-server.log and NAME-client.log.

@@ -118,6 +118,30 @@ run_dir() {
 run_dir vrnic-rxe vrnic0 rxe0 responder
 run_dir rxe-vrnic rxe0 vrnic0 requester
 
+# A READ from a requester that does not split it (rxe's: RdmaTest.
+# LongReadInOneWr's 3 MiB is one request of 3072 responses at a 1 KiB MTU)
+# is answered a budget at a time (issue 17, item 5).  read-burst.bt counts
+# vrnic's transmissions on each CPU between points where it could give
+# the CPU up; the longest run may not pass one work item's budget,
+# VRNIC_WORK_ROUNDS x VRNIC_WORK_PKTS (kernel/exec/vrnic_exec.c) = 2048,
+# in a softirq or in a task.  A responder that sends a READ in one loop
+# makes 3072; and the READ must have been answered (sent >= 3072).
+read_burst() {
+	local out=$VRNIC_OUT/read-burst.txt soft task sent rc=0
+	tb_bpftrace_start tools/testbed/tests/read-burst.bt "$out" 120 || return 1
+	"$bin" --device rxe0 --driver rxe --peer-device vrnic0 --peer-driver vrnic \
+		--timeout-ms "$timeout_ms" --gtest_filter=RdmaTest.LongReadInOneWr || rc=$?
+	tb_bpftrace_stop || return 1
+	cat "$out"
+	soft=$(sed -n 's/^@soft_max: \([0-9]*\)$/\1/p' "$out")
+	task=$(sed -n 's/^@task_max: \([0-9]*\)$/\1/p' "$out")
+	sent=$(sed -n 's/^@sent: \([0-9]*\)$/\1/p' "$out")
+	echo "READ $rc; most transmissions in one run: softirq ${soft:-0}, task ${task:-0}; ${sent:-0} in all"
+	[ "$rc" -eq 0 ] && [ "${sent:-0}" -ge 3072 ] &&
+		[ "${soft:-0}" -le 2048 ] && [ "${task:-0}" -le 2048 ]
+}
+tb_check "interop-conformance/rxe-vrnic/$VRNIC_KERNEL/read-answered-a-budget-at-a-time" read_burst
+
 # No kernel report while the two drivers talked: an rxe WARN that a vrnic
 # packet raised is an interop failure, not the reference's own.
 dmesg | sed -n "/$marker/,\$p" >"$VRNIC_OUT/interop-dmesg.txt"
