@@ -18,15 +18,28 @@ bpftrace -e 'BEGIN { printf("Tracing\n"); }
 profile:hz:499 {
 	if (reg("ip") >= 0xffff800000000000) { @k[ksym(reg("ip"))] = count(); }
 	else { @u[comm] = count(); }
-}' >"$raw" 2>&1 &
+}
+tracepoint:workqueue:workqueue_execute_start { @w[ksym(args->function)] = count(); }
+kprobe:vp_notify { @e["virtio kicks (vp_notify)"] = count(); }
+tracepoint:sched:sched_switch { @e["task switches"] = count(); }
+tracepoint:irq:softirq_entry { @e["softirqs"] = count(); }' >"$raw" 2>&1 &
 bpid=$!
 for ((i = 0; i < 600; i++)); do
 	grep -q '^Tracing' "$raw" && break
 	sleep 0.2
 done
 tb_barrier profile-attached 300
+# The device's counters around the run: what it sent and received.
+hwc=/sys/class/infiniband/$dev/ports/1/hw_counters
+declare -A c0=()
+for f in "$hwc"/*; do [ -f "$f" ] && c0[${f##*/}]=$(<"$f"); done
 rc=0
 tb_client_server "profile/$drv/$tool" 600 18515 "$tool $pt" "$tool $pt $server" || rc=$?
+counters=$(for f in "$hwc"/*; do
+	[ -f "$f" ] || continue
+	d=$(($(<"$f") - ${c0[${f##*/}]:-0}))
+	[ "$d" -ne 0 ] && printf '%12d  %s\n' "$d" "${f##*/}"
+done)
 for ((i = 0; i < 30; i++)); do
 	kill -INT $bpid 2>/dev/null || break
 	grep -q '^@' "$raw" && break
@@ -36,7 +49,15 @@ wait $bpid || true
 awk -F': ' '/^@k\[/ { s = $1; sub(/^@k\[/, "", s); sub(/\]$/, "", s); n[s] += $2; t += $2 }
 	/^@u\[/ { s = $1; sub(/^@u\[/, "", s); sub(/\]$/, "", s); n["(user) " s] += $2; t += $2 }
 	END { for (s in n) printf "%6.2f%%  %6d  %s\n", 100 * n[s] / t, n[s], s; printf "%6.2f%%  %6d  (all samples)\n", 100, t }' \
-	"$raw" | sort -k2,2nr | head -n 41 >"$VRNIC_OUT/profile.txt"
+	"$raw" | sort -k2,2nr | sed -n 1,41p >"$VRNIC_OUT/profile.txt"
+{
+	echo "-- events during the run (all CPUs), and the work items run most"
+	sed -n 's/^@e\[\(.*\)\]: \([0-9]*\)$/\2  \1/p' "$raw" | awk '{ printf "%12d  %s\n", $1, substr($0, index($0, $2)) }'
+	sed -n 's/^@w\[\(.*\)\]: \([0-9]*\)$/\2  work \1/p' "$raw" | sort -nr | sed -n 1,8p |
+		awk '{ printf "%12d  %s\n", $1, substr($0, index($0, $2)) }'
+	echo "-- $dev's counters that moved"
+	echo "$counters"
+} >>"$VRNIC_OUT/profile.txt"
 echo "== host $VRNIC_HOST: $tool $args over $drv"
 cat "$VRNIC_OUT/profile.txt"
 exit $rc
