@@ -7,6 +7,7 @@
 # reference) under `perf record -a` in both guests, and prints each
 # guest's top symbols by self time.  Default: ib_write_bw -s 65536 -n 2000.
 # PROFILE_KMOD: a module directory to profile instead of kernel/ built now.
+# PROFILE_FUNCS: kernel functions to count and time (mean ns per call).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . tools/testbed/lib.sh
@@ -18,6 +19,7 @@ kmod=${PROFILE_KMOD:-$(build_stock_module profile)}
 line=$(tools/testbed/run.sh --topo two --smp "${PROFILE_SMP:-1}" --timeout 900 --name profile \
 	--env "VRNIC_KMOD=$kmod" --env "PROFILE_DRIVER=${PROFILE_DRIVER:-vrnic}" \
 	--env "PROFILE_TOOL=$tool" --env "PROFILE_ARGS=$args" \
+	${PROFILE_FUNCS:+--env "PROFILE_FUNCS=$PROFILE_FUNCS"} \
 	tools/testbed/tests/profile.sh | tail -n1) || true
 run=${line##*: }
 echo "run: $run"

@@ -14,7 +14,9 @@ dev=$(tb_rdma_dev "$drv")
 gid=$(tb_gid_index "$dev")
 pt="-d $dev -x $gid -F $args"
 raw=$VRNIC_OUT/profile.raw
-bpftrace -e 'BEGIN { printf("Tracing\n"); }
+# PROFILE_FUNCS: kernel functions whose calls are counted and timed
+# (entry to return, mean ns), e.g. "vrnic_recv vrnic_qp_work".
+prog='BEGIN { printf("Tracing\n"); }
 profile:hz:499 {
 	if (reg("ip") >= 0xffff800000000000) { @k[ksym(reg("ip"))] = count(); }
 	else { @u[comm] = count(); }
@@ -22,12 +24,16 @@ profile:hz:499 {
 tracepoint:workqueue:workqueue_execute_start { @w[ksym(args->function)] = count(); }
 kprobe:vp_notify { @e["virtio kicks (vp_notify)"] = count(); }
 tracepoint:sched:sched_switch { @e["task switches"] = count(); }
-tracepoint:irq:softirq_entry { @e["softirqs"] = count(); }' >"$raw" 2>&1 &
-bpid=$!
-for ((i = 0; i < 600; i++)); do
-	grep -q '^Tracing' "$raw" && break
-	sleep 0.2
+tracepoint:irq:softirq_entry { @e["softirqs"] = count(); }'
+n=0
+for f in ${PROFILE_FUNCS:-}; do
+	n=$((n + 1))
+	prog+="
+kprobe:$f { @t$n[tid] = nsecs; }
+kretprobe:$f /@t$n[tid]/ { @ns[\"$f\"] = avg(nsecs - @t$n[tid]); @calls[\"$f\"] = count(); delete(@t$n[tid]); }"
 done
+printf '%s\n' "$prog" >"$VRNIC_OUT/profile.bt"
+tb_bpftrace_start "$VRNIC_OUT/profile.bt" "$raw" 120 || true
 tb_barrier profile-attached 300
 # The device's counters around the run: what it sent and received.
 hwc=/sys/class/infiniband/$dev/ports/1/hw_counters
@@ -40,12 +46,8 @@ counters=$(for f in "$hwc"/*; do
 	d=$(($(<"$f") - ${c0[${f##*/}]:-0}))
 	[ "$d" -ne 0 ] && printf '%12d  %s\n' "$d" "${f##*/}"
 done)
-for ((i = 0; i < 30; i++)); do
-	kill -INT $bpid 2>/dev/null || break
-	grep -q '^@' "$raw" && break
-	sleep 1
-done
-wait $bpid || true
+# One SIGINT, and time for the maps to print (a second one cuts them off).
+tb_bpftrace_stop || true
 awk -F': ' '/^@k\[/ { s = $1; sub(/^@k\[/, "", s); sub(/\]$/, "", s); n[s] += $2; t += $2 }
 	/^@u\[/ { s = $1; sub(/^@u\[/, "", s); sub(/\]$/, "", s); n["(user) " s] += $2; t += $2 }
 	END { for (s in n) printf "%6.2f%%  %6d  %s\n", 100 * n[s] / t, n[s], s; printf "%6.2f%%  %6d  (all samples)\n", 100, t }' \
@@ -55,6 +57,13 @@ awk -F': ' '/^@k\[/ { s = $1; sub(/^@k\[/, "", s); sub(/\]$/, "", s); n[s] += $2
 	sed -n 's/^@e\[\(.*\)\]: \([0-9]*\)$/\2  \1/p' "$raw" | awk '{ printf "%12d  %s\n", $1, substr($0, index($0, $2)) }'
 	sed -n 's/^@w\[\(.*\)\]: \([0-9]*\)$/\2  work \1/p' "$raw" | sort -nr | sed -n 1,8p |
 		awk '{ printf "%12d  %s\n", $1, substr($0, index($0, $2)) }'
+	[ -z "${PROFILE_FUNCS:-}" ] || {
+		echo "-- calls and mean ns from entry to return"
+		for f in $PROFILE_FUNCS; do
+			printf '%12s calls %10s ns  %s\n' \
+				"$(sed -n "s/^@calls\[$f\]: //p" "$raw")" "$(sed -n "s/^@ns\[$f\]: //p" "$raw")" "$f"
+		done
+	}
 	echo "-- $dev's counters that moved"
 	echo "$counters"
 } >>"$VRNIC_OUT/profile.txt"
