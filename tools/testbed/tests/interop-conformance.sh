@@ -122,8 +122,9 @@ run_dir rxe-vrnic rxe0 vrnic0 requester
 # LongReadInOneWr's 3 MiB is one request of 3072 responses at a 1 KiB MTU)
 # is answered a budget at a time (issue 17, item 5).  read-burst.bt counts
 # vrnic's transmissions on each CPU between points where it could give
-# the CPU up; the longest run may not pass one work item's budget,
-# VRNIC_WORK_ROUNDS x VRNIC_WORK_PKTS (kernel/exec/vrnic_exec.c) = 2048,
+# the CPU up; the longest run may not pass one work item's budget of READ
+# responses, VRNIC_WORK_ROUNDS (kernel/exec/vrnic_exec.c) x
+# VRNIC_RESP_READ_BUDGET (kernel/engine/vrnic_resp.c) = 64 x 32 = 2048,
 # in a softirq or in a task.  A responder that sends a READ in one loop
 # makes 3072; and the READ must have been answered (sent >= 3072).
 read_burst() {

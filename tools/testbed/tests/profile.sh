@@ -36,16 +36,12 @@ printf '%s\n' "$prog" >"$VRNIC_OUT/profile.bt"
 tb_bpftrace_start "$VRNIC_OUT/profile.bt" "$raw" 120 || true
 tb_barrier profile-attached 300
 # The device's counters around the run: what it sent and received.
-hwc=/sys/class/infiniband/$dev/ports/1/hw_counters
-declare -A c0=()
-for f in "$hwc"/*; do [ -f "$f" ] && c0[${f##*/}]=$(<"$f"); done
+c0=$(tb_hw_counters "$dev")
 rc=0
 tb_client_server "profile/$drv/$tool" 600 18515 "$tool $pt" "$tool $pt $server" || rc=$?
-counters=$(for f in "$hwc"/*; do
-	[ -f "$f" ] || continue
-	d=$(($(<"$f") - ${c0[${f##*/}]:-0}))
-	[ "$d" -ne 0 ] && printf '%12d  %s\n' "$d" "${f##*/}"
-done)
+counters=$({ printf '%s\n--\n' "$c0"; tb_hw_counters "$dev"; } |
+	awk '$0 == "--" { after = 1; next } !after { v[$1] = $2; next }
+	     $2 != v[$1] { printf "%12d  %s\n", $2 - v[$1], $1 }')
 # One SIGINT, and time for the maps to print (a second one cuts them off).
 tb_bpftrace_stop || true
 awk -F': ' '/^@k\[/ { s = $1; sub(/^@k\[/, "", s); sub(/\]$/, "", s); n[s] += $2; t += $2 }
