@@ -34,4 +34,57 @@ race() {
 	fi
 }
 tb_check netns-race/newlink-races-namespace-delete race
+
+# The race above cannot free the namespace under the device: `ip netns
+# exec` keeps it alive until `rdma link add` returns.  Its netdev can
+# leave, though: moved to another namespace by another process while the
+# device registers (issue 17, item 11).  Each round starts `rdma link add`
+# in nsa<i> on a veth end whose peer stays in init_net, and moves the end
+# to nsb<i> as soon as the device's sysfs directory appears, which is in
+# the middle of ib_register_device() (before the device can be found by
+# its netdev).  Then nsa<i> goes, and with it the memory of its sockets'
+# bookkeeping; only then are the devices deleted.  Before the notifier
+# found devices still registering, a device whose netdev moved out under
+# its registration kept nsa's sockets and put nsa at its own end, after
+# nsa was freed (KASAN in the debug kernel).  Now it lets go of nsa when
+# its netdev leaves, and nsa's exit warns if a device did not.
+race_move() {
+	local i n=${NETNS_RACE_N:-40} hit=0 left
+	for ((i = 0; i < n; i++)); do
+		ip netns add nsa$i
+		ip netns add nsb$i
+		ip link add vm$i type veth peer name vp$i
+		ip link set vm$i netns nsa$i
+		ip -n nsa$i addr add 10.97.0.1/24 dev vm$i
+		ip -n nsa$i link set vm$i up
+		ip netns exec nsa$i rdma link add vrm$i type vrnic netdev vm$i 2>/dev/null &
+		# Busy-wait (builtins only) for the device's sysfs entry.
+		local t=$SECONDS
+		until [ -e /sys/class/infiniband/vrm$i ] || ((SECONDS - t > 20)); do :; done
+		[ -e /sys/class/infiniband/vrm$i ] && hit=$((hit + 1))
+		ip -n nsa$i link set vm$i netns nsb$i
+		wait
+	done
+	echo "$hit of $n netdevs moved once their device was in sysfs"
+	# The namespaces the devices were created in go, and are freed.
+	for ((i = 0; i < n; i++)); do ip netns del nsa$i; done
+	sleep 3
+	for ((i = 0; i < n; i++)); do
+		if [ -e /sys/class/infiniband/vrm$i ]; then
+			rdma link del vrm$i || { echo "rdma link del vrm$i failed"; return 1; }
+		fi
+	done
+	for ((i = 0; i < n; i++)); do
+		ip netns del nsb$i
+		ip link del vp$i 2>/dev/null
+	done
+	for ((i = 0; i < 600; i++)); do
+		ls /sys/class/infiniband | grep -q '^vrm' || break
+		sleep 0.1
+	done
+	left=$(ls /sys/class/infiniband | grep '^vrm' || true)
+	[ -z "$left" ] || { echo "devices left: $left"; return 1; }
+	[ "$hit" -gt 0 ] || { echo "no device reached sysfs: nothing raced"; return 1; }
+}
+tb_check netns-race/newlink-races-netdev-move race_move
 rmmod rdma_vrnic
