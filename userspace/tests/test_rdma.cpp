@@ -11,6 +11,8 @@
 #include <atomic>
 #include <cstring>
 #include <exception>
+#include <iostream>
+#include <memory>
 #include <thread>
 
 namespace vrnic::test {
@@ -233,6 +235,78 @@ TEST_F(RdmaTest, LongReadsThenSendInOrder)
 	ibv_wc rwc = poll_one(*p.b.recv_cq, "the SEND's receive");
 	ASSERT_TRUE(wc_ok(rwc, IBV_WC_RECV, 9));
 	EXPECT_TRUE(matches_pattern(in->data(), msg, 0x2b3));
+}
+
+/*
+ * An MR deregistered while a long READ of it is answered (issue 17, item
+ * 6): the responder must stop sending its bytes. a READs 3 MiB in one WR
+ * (one request when a does not split READs, as rxe's requester); once the
+ * first bytes have landed, b deregisters the MR and writes a secret over
+ * the memory it still owns. No secret byte may reach a, and a READ cut
+ * short fails with a remote access error. A READ that finished before
+ * the deregistration tested nothing, so it is tried again, up to 3
+ * times, and one try must be cut. A responder that checked the R_Key
+ * once per READ request went on sending the pages it no longer had.
+ */
+TEST_F(RdmaTest, DeregisteredDuringLongReadIsCut)
+{
+	constexpr size_t size = size_t{3} << 20;
+	constexpr uint32_t seed = 0x6d1, secret = 0x5ec;
+	int cut = 0, tries = 0;
+
+	for (; tries < 3 && !cut; tries++) {
+		SCOPED_TRACE("try " + std::to_string(tries + 1));
+		QpPair p = make_pair();
+		auto mem = std::make_shared<verbs::Buffer>(size);
+		auto src = std::make_unique<Mr>(pd(Side::remote), mem, kMrAccess);
+		GuardedArea sink = guarded(size, IBV_ACCESS_LOCAL_WRITE);
+
+		fill_pattern(mem->data(), size, seed);
+		ibv_sge s = verbs::sge(*sink.mr, kGuard,
+				       static_cast<uint32_t>(size));
+		ibv_send_wr wr = rdma_wr(IBV_WR_RDMA_READ, s, 1, src->addr(),
+					 src->rkey());
+		verbs::post_send(*p.a.qp, wr);
+
+		/* The first bytes are in: the READ is under way. */
+		const auto until = std::chrono::steady_clock::now() + cfg().timeout;
+		while (matches_pattern(sink.area(), 64, kGuardSeed, kGuard) &&
+		       std::chrono::steady_clock::now() < until)
+			std::this_thread::yield();
+		src.reset();
+		fill_pattern(mem->data(), size, secret);
+
+		ibv_wc wc = poll_one(*p.a.send_cq, "the READ's completion");
+		size_t leaked = 0, read = 0, untouched = 0;
+		for (size_t i = 0; i < size; i++) {
+			const uint8_t b = sink.area()[i];
+
+			if (b == pattern_byte(seed, i))
+				read++;
+			else if (b == pattern_byte(kGuardSeed, kGuard + i))
+				untouched++;
+			else if (b == pattern_byte(secret, i))
+				leaked++;
+		}
+		std::cout << "try " << tries + 1 << ": " << describe(wc) << ", "
+			  << read << " bytes of the MR, " << leaked
+			  << " written after its deregistration, " << untouched
+			  << " never written, "
+			  << size - read - leaked - untouched << " other\n";
+		EXPECT_EQ(leaked, 0u)
+			<< "bytes written after the MR was deregistered reached the reader";
+		if (wc.status == IBV_WC_SUCCESS) {
+			sink.expect(seed, "a READ that ended before the deregistration");
+		} else {
+			EXPECT_TRUE(wc_status(wc, IBV_WC_REM_ACCESS_ERR, 1))
+				<< "a READ of a deregistered MR fails with a remote access error";
+			cut++;
+		}
+		if (HasFailure())
+			return;
+	}
+	EXPECT_GT(cut, 0) << "in " << tries
+			  << " tries the deregistration never landed while the READ was answered";
 }
 
 /*
