@@ -48,8 +48,10 @@ tb_check netns-race/newlink-races-namespace-delete race
 # its registration kept nsa's sockets and put nsa at its own end, after
 # nsa was freed (KASAN in the debug kernel).  Now it lets go of nsa when
 # its netdev leaves, and nsa's exit warns if a device did not.
+# NETNS_MOVE_N rounds (default 4: each meets the window, as the device's
+# sysfs entry shows; a round takes some 40 s in the debug kernel).
 race_move() {
-	local i n=${NETNS_RACE_N:-40} hit=0 left
+	local i n=${NETNS_MOVE_N:-4} hit=0 left
 	for ((i = 0; i < n; i++)); do
 		ip netns add nsa$i
 		ip netns add nsb$i
