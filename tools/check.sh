@@ -421,8 +421,8 @@ dj_one-a() {
 			--env NETEM_BYTES=256K --env "NETEM_CASE_OPS=mixed=write,read"
 		return
 	fi
-	dsuite debug/one-a one 3800 kunit:300 module-load:120 conformance:600 \
-		conformance-veth:600 conformance-samens:600 teardown:1200 netns:600 netns-race:600 -- "${kenv[@]}" \
+	dsuite debug/one-a one 4100 kunit:300 module-load:120 conformance:600 \
+		conformance-veth:600 conformance-samens:600 teardown:1200 netns:600 netns-race:900 -- "${kenv[@]}" \
 		"${debug_common[@]}" --env VRNIC_TRACE_EVENTS=1
 }
 dj_one-b() {
