@@ -101,6 +101,7 @@ declare -A budget_full=(
 	[debug/conformance]=900 [debug/conformance-veth]=900 [debug/teardown]=1200 [debug/netns]=600
 	[debug/netem]=900 [debug/fuzz]=1200 [debug/model]=900
 	[debug/load]=600 [debug/smoke]=900
+	[debug/netns-race]=1300
 )
 budget() {
 	local b=""
@@ -421,8 +422,8 @@ dj_one-a() {
 			--env NETEM_BYTES=256K --env "NETEM_CASE_OPS=mixed=write,read"
 		return
 	fi
-	dsuite debug/one-a one 4100 kunit:300 module-load:120 conformance:600 \
-		conformance-veth:600 conformance-samens:600 teardown:1200 netns:600 netns-race:900 -- "${kenv[@]}" \
+	dsuite debug/one-a one 4500 kunit:300 module-load:120 conformance:600 \
+		conformance-veth:600 conformance-samens:600 teardown:1200 netns:600 netns-race:1300 -- "${kenv[@]}" \
 		"${debug_common[@]}" --env VRNIC_TRACE_EVENTS=1
 }
 dj_one-b() {
