@@ -11,6 +11,17 @@
 . tools/testbed/guest-lib.sh
 tb_modprobe ib_core ib_uverbs rdma_ucm veth udp_tunnel ip6_udp_tunnel
 insmod "$VRNIC_KMOD/rdma_vrnic.ko"
+# devices_gone PREFIX: wait up to 60 s for every RDMA device whose name
+# starts with PREFIX to go; fail, naming those left, if any stays.
+devices_gone() {
+	local i
+	for ((i = 0; i < 600; i++)); do
+		ls /sys/class/infiniband | grep -q "^$1" || return 0
+		sleep 0.1
+	done
+	echo "devices left after their namespaces went:" $(ls /sys/class/infiniband | grep "^$1")
+	return 1
+}
 race() {
 	local i ns
 	for ((i = 0; i < ${NETNS_RACE_N:-40}; i++)); do
@@ -24,14 +35,7 @@ race() {
 		ip netns del $ns
 		wait
 	done
-	for ((i = 0; i < 600; i++)); do
-		ls /sys/class/infiniband | grep -q '^vrr' || break
-		sleep 0.1
-	done
-	if ls /sys/class/infiniband | grep '^vrr'; then
-		echo "devices left after their namespaces went"
-		return 1
-	fi
+	devices_gone vrr
 }
 tb_check netns-race/newlink-races-namespace-delete race
 
@@ -51,7 +55,7 @@ tb_check netns-race/newlink-races-namespace-delete race
 # NETNS_MOVE_N rounds (default 4: each meets the window, as the device's
 # sysfs entry shows; a round takes some 40 s in the debug kernel).
 race_move() {
-	local i n=${NETNS_MOVE_N:-4} hit=0 left
+	local i n=${NETNS_MOVE_N:-4} hit=0
 	for ((i = 0; i < n; i++)); do
 		ip netns add nsa$i
 		ip netns add nsb$i
@@ -80,12 +84,7 @@ race_move() {
 		ip netns del nsb$i
 		ip link del vp$i 2>/dev/null
 	done
-	for ((i = 0; i < 600; i++)); do
-		ls /sys/class/infiniband | grep -q '^vrm' || break
-		sleep 0.1
-	done
-	left=$(ls /sys/class/infiniband | grep '^vrm' || true)
-	[ -z "$left" ] || { echo "devices left: $left"; return 1; }
+	devices_gone vrm || return 1
 	[ "$hit" -gt 0 ] || { echo "no device reached sysfs: nothing raced"; return 1; }
 }
 tb_check netns-race/newlink-races-netdev-move race_move
