@@ -246,7 +246,10 @@ static void vrnic_resp_complete(struct vrnic_qp *qp, struct sk_buff *skb,
 		}
 		if (deth) {
 			wc.src_qp = vrnic_deth_sqp(deth);
-			wc.wc_flags |= IB_WC_GRH;
+			wc.wc_flags |= IB_WC_GRH | IB_WC_WITH_NETWORK_HDR_TYPE;
+			wc.network_hdr_type = ip_hdr(skb)->version == 4 ?
+					      RDMA_NETWORK_IPV4 :
+					      RDMA_NETWORK_IPV6;
 		}
 	}
 	qp->resp.has_wqe = false;

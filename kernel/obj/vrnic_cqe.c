@@ -18,6 +18,35 @@
 #include "obj/vrnic_qp_obj.h"
 #include "probe/vrnic_trace.h"
 
+/*
+ * A user CQE's flags are rdma-core's ibv_wc flags, which librxe hands on
+ * as the ring holds them: IBV_WC_WITH_INV is bit 3, where ib_wc's
+ * IB_WC_WITH_INVALIDATE (bit 2) would read as IBV_WC_IP_CSUM_OK.
+ */
+#define VRNIC_UWC_GRH		BIT(0)
+#define VRNIC_UWC_WITH_IMM	BIT(1)
+#define VRNIC_UWC_WITH_INV	BIT(3)
+
+static u32 vrnic_uwc_flags(int flags)
+{
+	return (flags & IB_WC_GRH ? VRNIC_UWC_GRH : 0) |
+	       (flags & IB_WC_WITH_IMM ? VRNIC_UWC_WITH_IMM : 0) |
+	       (flags & IB_WC_WITH_INVALIDATE ? VRNIC_UWC_WITH_INV : 0);
+}
+
+/*
+ * A datagram's network header type has no field in a user CQE.  A
+ * ConnectX reports it in the SL of a RoCE UD receive (bit 3: a UDP
+ * header, RoCEv2; bits 2-0: 1 IPv6, 2 IPv4), and UCX reads it there to
+ * find the destination GID in the 40 bytes in front of the payload.
+ */
+static u8 vrnic_uwc_sl(const struct ib_wc *wc)
+{
+	if (!(wc->wc_flags & IB_WC_WITH_NETWORK_HDR_TYPE))
+		return wc->sl;
+	return wc->network_hdr_type == RDMA_NETWORK_IPV4 ? 0xa : 0x9;
+}
+
 static void vrnic_wc_to_uverbs(struct ib_uverbs_wc *uwc, const struct ib_wc *wc)
 {
 	memset(uwc, 0, sizeof(*uwc));
@@ -29,10 +58,10 @@ static void vrnic_wc_to_uverbs(struct ib_uverbs_wc *uwc, const struct ib_wc *wc)
 	uwc->ex.imm_data = (__force __u32)wc->ex.imm_data;
 	uwc->qp_num = wc->qp->qp_num;
 	uwc->src_qp = wc->src_qp;
-	uwc->wc_flags = wc->wc_flags;
+	uwc->wc_flags = vrnic_uwc_flags(wc->wc_flags);
 	uwc->pkey_index = wc->pkey_index;
 	uwc->slid = wc->slid;
-	uwc->sl = wc->sl;
+	uwc->sl = vrnic_uwc_sl(wc);
 	uwc->dlid_path_bits = wc->dlid_path_bits;
 	uwc->port_num = wc->port_num;
 }

@@ -138,6 +138,34 @@ TEST_F(UdTest, SendWithImmediate)
 	EXPECT_TRUE(matches_pattern(dst->data() + kGrhSize, size, 0x1d));
 }
 
+/*
+ * A user CQE has no field for a datagram's network header type (IBA
+ * A17.4.5.1 asks the CQE to say IPv4 or IPv6).  A ConnectX puts it in the
+ * SL of a RoCE UD receive: bit 3 for a UDP header (RoCEv2), bits 2-0 1
+ * for IPv6 and 2 for IPv4.  UCX's UD transport reads it there to find the
+ * destination GID in the GRH, and drops what it cannot match (rxe 6.1
+ * reports SL 0: UCX 1.13's UD drops every RoCEv2/IPv4 datagram).  The
+ * flags carry nothing that was not sent.
+ */
+TEST_F(UdTest, ReceiveSaysNetworkHeaderTypeInSl)
+{
+	constexpr size_t size = 32;
+	auto src = make_mr(size, IBV_ACCESS_LOCAL_WRITE);
+	auto dst = post_recv(size, 4);
+
+	fill_pattern(src->data(), size, 0x5e);
+	send(*src, size, 1, kQkey);
+	EXPECT_TRUE(wc_ok(poll_one(*a_.send_cq, "UD SEND completion"),
+			  IBV_WC_SEND, 1));
+	ibv_wc wc = poll_one(*b_.recv_cq, "UD RECV completion");
+	ASSERT_TRUE(wc_ok(wc, IBV_WC_RECV, 4));
+	expect_grh(dst->data());
+	const unsigned want = dev(Side::local).has_ipv4 ? 0xa : 0x9;
+	EXPECT_EQ(unsigned{wc.sl}, want)
+		<< "SL: RoCEv2 (bit 3) over " << (want == 0xa ? "IPv4" : "IPv6");
+	EXPECT_EQ(wc.wc_flags, unsigned{IBV_WC_GRH}) << describe(wc);
+}
+
 TEST_F(UdTest, WrongQkeyNotDelivered)
 {
 	constexpr size_t size = 128;
