@@ -83,6 +83,7 @@ declare -A budget_check=(
 	[stock/bpftrace]=300
 	[stock/interop-conformance]=240
 	[stock/two]=900 [stock/two-smp2]=900 [stock/smoke]=300 [stock/nvmeof]=200
+	[stock/middleware]=200
 	[stock/interop-vrnic-rxe]=300 [stock/interop-rxe-vrnic]=300
 	[stock/iommu-rxe]=120 [stock/iommu-vrnic]=240
 	[stock/conformance-vrnic]=240 [stock/smoke-vrnic]=300
@@ -725,13 +726,14 @@ sj_netem-soak() {
 # full, 100 here), interop with stock rxe both ways (the same tools,
 # vrnic serving, then rxe), then a kernel ULP: NVMe over Fabrics
 # (nvme-rdma host, nvmet-rdma target on null_blk), 16 MiB written,
-# read back and compared.  rxe's own smoke run (the reference) in
-# full only.
+# read back and compared; then the middleware users run over it (UCX's
+# ucx_perftest, libfabric's fi_pingpong: middleware.sh).  rxe's own smoke
+# run (the reference) in full only.
 sj_two() {
 	local -a sz
 	mapfile -t sz < <(size SMOKE_ITERS=100)
 	dsuite stock/two two 2400 smoke:600 interop-vrnic-rxe:600 \
-		interop-rxe-vrnic:600 nvmeof:300 -- "${kenv[@]}" "${sz[@]}" \
+		interop-rxe-vrnic:600 nvmeof:300 middleware:300 -- "${kenv[@]}" "${sz[@]}" \
 		--env VRNIC_DRIVER=vrnic
 }
 # The nine tools again between two guests of 2 vCPUs each, every byte
@@ -786,7 +788,7 @@ stock_lane() {
 	fi
 	run_jobs stock
 }
-stock_steps="log-scan-catches-warn rxe one-a one-b module-load conformance conformance-veth wire conformance-wire two-smp2 netns teardown load netem fuzz vrnicctl model restrack sweeps bpftrace netem-soak interop-conformance two smoke nvmeof smoke-rxe interop-vrnic-rxe interop-rxe-vrnic iommu-rxe iommu-vrnic conformance-vrnic smoke-vrnic"
+stock_steps="log-scan-catches-warn rxe one-a one-b module-load conformance conformance-veth wire conformance-wire two-smp2 netns teardown load netem fuzz vrnicctl model restrack sweeps bpftrace netem-soak interop-conformance two smoke nvmeof middleware smoke-rxe interop-vrnic-rxe interop-rxe-vrnic iommu-rxe iommu-vrnic conformance-vrnic smoke-vrnic"
 
 # run_lane NAME FUNCTION: the lane's results, steps and output go to files
 # of its own (merged below), its output lines prefixed with its name.

@@ -24,4 +24,5 @@ apt_ensure \
 	libibverbs-dev librdmacm-dev infiniband-diags \
 	libgtest-dev libgmock-dev googletest \
 	libcli11-dev libfmt-dev nlohmann-json3-dev libmnl-dev \
-	bpftrace nvme-cli iperf3 gnuplot-nox python3 jq dkms
+	bpftrace nvme-cli iperf3 gnuplot-nox python3 jq dkms \
+	ucx-utils libfabric-bin
