@@ -27,6 +27,7 @@
 #include "vrnic_qp.h"
 #include "mem/vrnic_mem.h"
 #include "mem/vrnic_mw.h"
+#include "probe/vrnic_mutate.h"
 
 /**
  * vrnic_mw_get - find the window whose index @key names, referenced
@@ -124,6 +125,8 @@ static int vrnic_mw_bind_check(struct vrnic_qp *qp, struct vrnic_mw *mw,
 {
 	u64 start, len = b->length;
 
+	if (vrnic_mutant(mw_bind_any))
+		return 0;
 	/* The window the WR names, by its current rkey; a new key byte. */
 	if (mw->rkey != b->mw_rkey ||
 	    vrnic_key_byte(b->rkey) == vrnic_key_byte(mw->rkey))
@@ -344,6 +347,8 @@ static bool vrnic_mw_covers(const struct vrnic_mw *mw, u64 va, u64 len)
 {
 	u64 start = mw->access & IB_ZERO_BASED ? 0 : mw->addr;
 
+	if (vrnic_mutant(mw_range))
+		return true;
 	return va >= start && len <= mw->length &&
 	       va - start <= mw->length - len;
 }
@@ -380,8 +385,9 @@ int vrnic_rkey_check(struct vrnic_rkey *rk, u32 rkey, struct ib_pd *pd,
 	}
 	spin_lock_bh(&mw->lock);
 	if (mw->state != VRNIC_MW_VALID || mw->rkey != rkey ||
-	    mw->mr != rk->mr || mw->pd != pd ||
-	    (mw->type == IB_MW_TYPE_2 && mw->qp != qp) ||
+	    mw->mr != rk->mr ||
+	    (!vrnic_mutant(mw_qp) &&
+	     (mw->pd != pd || (mw->type == IB_MW_TYPE_2 && mw->qp != qp))) ||
 	    (mw->access & access) != access)
 		err = -EACCES;
 	else if (!vrnic_mw_covers(mw, va, len))
