@@ -263,7 +263,12 @@ int vrnic_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
 		return err;
 	}
 	mw->rkey = index << 8 | get_random_u8();
-	xa_store(&vdev->mws, index, mw, GFP_KERNEL);
+	err = xa_err(xa_store(&vdev->mws, index, mw, GFP_KERNEL));
+	if (err) {
+		xa_erase(&vdev->mws, index);
+		kfree(mw);
+		return err;
+	}
 	to_vibmw(ibmw)->mw = mw;
 	ibmw->rkey = mw->rkey;
 	atomic_inc(&vdev->num_mw);

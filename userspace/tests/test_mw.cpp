@@ -932,6 +932,23 @@ TEST_F(MwTest, BindWithStaleWindowRkeyIsBindError)
 	expect_local_error(b_, wc, IBV_WC_MW_BIND_ERR, 12);
 }
 
+/* A bind is local work of a connected QP: librxe refuses it on UD. */
+TEST_F(MwTest, BindOnUdQpIsRefusedAtPost)
+{
+	auto mr = target();
+	auto mw = alloc_mw(IBV_MW_TYPE_2);
+	Endpoint ud = make_remote_endpoint(IBV_QPT_UD);
+	ud_to_rts(*ud.qp, Side::remote);
+	ibv_send_wr wr = wr_of(IBV_WR_BIND_MW, nullptr, 12), *bad = nullptr;
+
+	wr.bind_mw.mw = mw.get();
+	wr.bind_mw.rkey = ibv_inc_rkey(mw->rkey);
+	wr.bind_mw.bind_info = {mr->get(), mr->addr() + kWinOff, kWinLen,
+				kWinAll};
+	EXPECT_EQ(ibv_post_send(ud.qp->get(), &wr, &bad), EINVAL);
+	EXPECT_FALSE(try_poll(*ud.send_cq, cfg().quiet));
+}
+
 /* What follows a failed bind is flushed; nothing of it binds. */
 TEST_F(MwTest, WorkAfterBindErrorIsFlushed)
 {
