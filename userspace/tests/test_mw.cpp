@@ -21,10 +21,13 @@
 #include "fixture.hpp"
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
+#include <iostream>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 namespace vrnic::test {
 namespace {
@@ -1117,6 +1120,75 @@ TEST_F(MwTest, DeallocOfBoundWindowRevokes)
 	load_payload();
 	expect_refused(rdma(a_, IBV_WR_RDMA_WRITE, rkey, mr->addr() + kWinOff),
 		       *mr);
+}
+
+/*
+ * A window deallocated while a long READ through it is answered: the
+ * responder checks the window for every response, so once dealloc has
+ * returned no byte of the memory reaches the reader any more.  b writes
+ * a secret over the memory (still its MR's) after the dealloc: no secret
+ * byte may arrive, and a READ cut short fails with a remote access error.
+ * A READ that ended before the dealloc tested nothing: up to 3 tries, and
+ * one must be cut.
+ */
+TEST_F(MwTest, DeallocDuringLongReadIsCut)
+{
+	constexpr size_t size = size_t{3} << 20;
+	constexpr uint32_t seed = 0x6d2, secret = 0x5ed;
+	int cut = 0, tries = 0;
+
+	for (; tries < 3 && !cut; tries++) {
+		SCOPED_TRACE("try " + std::to_string(tries + 1));
+		connect_pair();
+		auto mem = std::make_shared<Buffer>(size);
+		auto src = std::make_shared<Mr>(pd(Side::remote), mem, kBindable);
+		auto sink = make_mr(size, IBV_ACCESS_LOCAL_WRITE);
+		auto mw = alloc_mw(IBV_MW_TYPE_1);
+
+		fill_pattern(mem->data(), size, seed);
+		fill_pattern(sink->data(), size, kGuardSeed);
+		ASSERT_TRUE(wc_ok(bind1(b_, mw.get(), src->get(), src->addr(),
+					size, IBV_ACCESS_REMOTE_READ),
+				  IBV_WC_BIND_MW, 11));
+		ibv_sge sg = verbs::sge(*sink, 0, static_cast<uint32_t>(size));
+		ibv_send_wr wr = wr_of(IBV_WR_RDMA_READ, &sg, 1);
+		wr.wr.rdma.remote_addr = src->addr();
+		wr.wr.rdma.rkey = mw->rkey;
+		verbs::post_send(*a_.qp, wr);
+
+		/* The first bytes are in: the READ is under way. */
+		const auto until = std::chrono::steady_clock::now() + cfg().timeout;
+		while (matches_pattern(sink->data(), 64, kGuardSeed) &&
+		       std::chrono::steady_clock::now() < until)
+			std::this_thread::yield();
+		ASSERT_EQ(ibv_dealloc_mw(mw.release()), 0);
+		fill_pattern(mem->data(), size, secret);
+
+		ibv_wc wc = poll_one(*a_.send_cq, "the READ's completion");
+		size_t leaked = 0, read = 0;
+		for (size_t i = 0; i < size; i++) {
+			if (sink->data()[i] == pattern_byte(seed, i))
+				read++;
+			else if (sink->data()[i] == pattern_byte(secret, i) &&
+				 pattern_byte(secret, i) != pattern_byte(kGuardSeed, i))
+				leaked++;
+		}
+		std::cout << "try " << tries + 1 << ": " << describe(wc) << ", "
+			  << read << " bytes read, " << leaked
+			  << " written after the dealloc\n";
+		EXPECT_EQ(leaked, 0u)
+			<< "bytes written after the window was deallocated reached the reader";
+		if (wc.status == IBV_WC_SUCCESS) {
+			EXPECT_EQ(read, size) << "a READ that ended before the dealloc";
+		} else {
+			EXPECT_TRUE(wc_status(wc, IBV_WC_REM_ACCESS_ERR, 1));
+			cut++;
+		}
+		if (HasFailure())
+			return;
+	}
+	EXPECT_GT(cut, 0) << "in " << tries
+			  << " tries the dealloc never landed while the READ was answered";
 }
 
 /* Destroying the QP a type 2 window was bound through releases the MR. */
