@@ -150,12 +150,10 @@ static int vrnic_mw_bind_check(struct vrnic_qp *qp, struct vrnic_mw *mw,
 	}
 	if (!mr)
 		return 0;	/* type 1, length 0: unbind */
-	/*
-	 * The acquire pairs with REG_MR's release: a valid MR's range and
-	 * access are set.
-	 */
-	if (mr->type == VRNIC_MR_DMA || mr->ibmr.pd != mw->pd ||
-	    smp_load_acquire(&mr->state) != VRNIC_MR_VALID)
+	if (mr->type == VRNIC_MR_DMA || mr->ibmr.pd != mw->pd)
+		return -EINVAL;
+	/* Pairs with REG_MR's release: a valid MR's range, access are set. */
+	if (smp_load_acquire(&mr->state) != VRNIC_MR_VALID)
 		return -EINVAL;
 	/* C10-73: the MR allows windows. */
 	if (!(mr->access & IB_ACCESS_MW_BIND))
