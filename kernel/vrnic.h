@@ -43,6 +43,13 @@
 #define VRNIC_MAX_MSG_SIZE	0x80000000U
 #define VRNIC_MAX_FRWR_PAGES	512
 #define VRNIC_MAX_MR		0x00100000
+/*
+ * Memory windows take the key indices above the MRs' (as rxe's do), so an
+ * rkey's index alone tells which table names it.
+ */
+#define VRNIC_MAX_MW		0x00100000
+#define VRNIC_MIN_MW_INDEX	(VRNIC_MAX_MR + 1)
+#define VRNIC_MAX_MW_INDEX	(VRNIC_MIN_MW_INDEX + VRNIC_MAX_MW - 1)
 #define VRNIC_MAX_PD		0x00100000
 
 /* Device counters, reported through rdma_hw_stats (vrnic_stats.c). */
@@ -90,6 +97,7 @@ enum vrnic_counter {
  * @srqs:	SRQ number allocation
  * @ahs:	AH number -> struct vrnic_ah; user UD WQEs name AHs by number
  * @mrs:	key index -> struct vrnic_mr (the MPT)
+ * @mws:	key index -> struct vrnic_mw, indices from VRNIC_MIN_MW_INDEX
  * @atomic_lock: serialises atomic operations on host memory (IBA 9.4.5:
  *		atomics are atomic with respect to each other on one HCA)
  * @cnt:	the counters
@@ -114,10 +122,13 @@ struct vrnic_dev {
 	u32			next_ah;
 	struct xarray		mrs;
 	u32			next_mr;
+	struct xarray		mws;
+	u32			next_mw;
 
 	atomic_t		num_qp;
 	atomic_t		num_cq;
 	atomic_t		num_mr;
+	atomic_t		num_mw;
 	atomic_t		num_pd;
 	atomic_t		num_srq;
 	atomic_t		num_ah;

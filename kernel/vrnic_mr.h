@@ -16,6 +16,7 @@
 #include "hw/dma.h"
 
 struct vrnic_dev;
+struct vrnic_qp;
 
 enum vrnic_mr_type {
 	VRNIC_MR_DMA,		/* get_dma_mr: DMA addresses, any length */
@@ -43,6 +44,8 @@ enum vrnic_mr_state {
  * @npages:	entries in use in @mtt
  * @max_pages:	entries allocated in @mtt
  * @umem:	the pinned user memory of a user MR
+ * @num_mw:	memory windows bound to the MR; -1 once deregistration has
+ *		begun, when no window may bind to it any more
  * @rcu:	frees the MR a grace period after it left the key table, as
  *		vrnic_mr_get() may still be incrementing @users
  */
@@ -58,6 +61,7 @@ struct vrnic_mr {
 	u32			npages;
 	u32			max_pages;
 	struct ib_umem		*umem;
+	atomic_t		num_mw;
 	struct rcu_head		rcu;
 };
 
@@ -69,6 +73,70 @@ static inline struct vrnic_mr *to_vmr(struct ib_mr *mr)
 static inline u32 vrnic_key_index(u32 key)
 {
 	return key >> 8;
+}
+
+/* The key byte of an lkey or rkey: what a new binding or REG_MR changes. */
+static inline u8 vrnic_key_byte(u32 key)
+{
+	return key & 0xff;
+}
+
+enum vrnic_mw_state {
+	VRNIC_MW_FREE,		/* type 2: allocated or invalidated, not bound */
+	VRNIC_MW_VALID,		/* type 1 from alloc; type 2 while bound */
+	VRNIC_MW_DEAD,		/* deallocated: no access, no bind */
+};
+
+/**
+ * struct vrnic_mw - a memory window (IBA 10.6.7), as the engines see it
+ * @users:	references of lookups (the responder, a bind); dealloc
+ *		waits for them through @done
+ * @done:	completed when @users drops to zero
+ * @lock:	guards the binding: every field below but @type and @pd
+ * @type:	IB_MW_TYPE_1 or IB_MW_TYPE_2 (type 2B)
+ * @pd:		the window's PD (its ib_mw's; compared, never dereferenced)
+ * @state:	enum vrnic_mw_state
+ * @rkey:	the window's current rkey: index << 8 | key byte; every
+ *		bind gives it a new key byte
+ * @access:	IB_ACCESS_REMOTE_* and IB_ZERO_BASED of the binding
+ * @addr:	the address, in @mr's iova space, of the window's first byte
+ * @length:	bytes the window covers; 0 while unbound
+ * @mr:		the MR the window is bound to, counted in its @num_mw (so
+ *		not deregistered while bound); NULL while unbound
+ * @qp:		type 2: the QP it was bound through, the only one remote
+ *		accesses through it may arrive on (compared, never
+ *		dereferenced; destroying the QP invalidates the window)
+ * @rcu:	frees the window a grace period after it left the table, as
+ *		a lookup may still be trying @users
+ *
+ * The core allocates struct ib_mw and frees it when dealloc_mw returns;
+ * this part is ours, so that lockless lookups never see freed memory.
+ */
+struct vrnic_mw {
+	refcount_t		users;
+	struct completion	done;
+	spinlock_t		lock;
+	enum ib_mw_type		type;
+	struct ib_pd		*pd;
+	enum vrnic_mw_state	state;
+	u32			rkey;
+	int			access;
+	u64			addr;
+	u64			length;
+	struct vrnic_mr		*mr;
+	struct vrnic_qp		*qp;
+	struct rcu_head		rcu;
+};
+
+/* The core's memory window object: its ib_mw and our window. */
+struct vrnic_ibmw {
+	struct ib_mw		ibmw;
+	struct vrnic_mw		*mw;
+};
+
+static inline struct vrnic_ibmw *to_vibmw(struct ib_mw *ibmw)
+{
+	return container_of(ibmw, struct vrnic_ibmw, ibmw);
 }
 
 #endif /* VRNIC_MR_H */

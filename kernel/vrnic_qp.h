@@ -54,7 +54,13 @@ struct vrnic_swqe {
 	u32	ah_num;		/* UD */
 	u32	resp_bytes;	/* READ: response bytes placed */
 	struct ib_mr *reg_mr;	/* REG_MR */
-	int	reg_access;	/* REG_MR */
+	int	reg_access;	/* REG_MR; BIND_MW: the window's rights */
+	/*
+	 * BIND_MW: the window's rkey (rkey: its next) and the MR's lkey;
+	 * remote_addr and compare_add: the window's address and length.
+	 */
+	u32	mw_rkey;
+	u32	mr_lkey;
 	int	status;		/* IB_WC_* once done */
 	bool	done;
 };

@@ -221,6 +221,7 @@ static const struct ib_device_ops vrnic_dev_ops = {
 
 	.alloc_hw_port_stats = vrnic_alloc_hw_port_stats,
 	.alloc_mr = vrnic_alloc_mr,
+	.alloc_mw = vrnic_alloc_mw,
 	.alloc_pd = vrnic_alloc_pd,
 	.alloc_ucontext = vrnic_alloc_ucontext,
 	.create_ah = vrnic_create_ah,
@@ -229,6 +230,7 @@ static const struct ib_device_ops vrnic_dev_ops = {
 	.create_srq = vrnic_create_srq,
 	.create_user_ah = vrnic_create_ah,
 	.dealloc_driver = vrnic_dealloc_driver,
+	.dealloc_mw = vrnic_dealloc_mw,
 	.dealloc_pd = vrnic_dealloc_pd,
 	.dealloc_ucontext = vrnic_dealloc_ucontext,
 	.disassociate_ucontext = vrnic_disassociate_ucontext,
@@ -267,6 +269,7 @@ static const struct ib_device_ops vrnic_dev_ops = {
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, vrnic_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, vrnic_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_mw, vrnic_ibmw, ibmw),
 	INIT_RDMA_OBJ_SIZE(ib_pd, vrnic_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, vrnic_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_srq, vrnic_srq, ibsrq),
@@ -284,7 +287,9 @@ static void vrnic_init_attr(struct vrnic_dev *vdev)
 	a->max_qp_wr = VRNIC_MAX_QP_WR;
 	a->device_cap_flags = IB_DEVICE_BAD_PKEY_CNTR | IB_DEVICE_BAD_QKEY_CNTR |
 			      IB_DEVICE_SYS_IMAGE_GUID | IB_DEVICE_RC_RNR_NAK_GEN |
-			      IB_DEVICE_MEM_MGT_EXTENSIONS;
+			      IB_DEVICE_MEM_MGT_EXTENSIONS |
+			      IB_DEVICE_MEM_WINDOW |
+			      IB_DEVICE_MEM_WINDOW_TYPE_2B;
 	a->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	a->max_send_sge = VRNIC_MAX_SGE;
 	a->max_recv_sge = VRNIC_MAX_SGE;
@@ -292,6 +297,7 @@ static void vrnic_init_attr(struct vrnic_dev *vdev)
 	a->max_cq = 0x10000;
 	a->max_cqe = VRNIC_MAX_CQE;
 	a->max_mr = VRNIC_MAX_MR;
+	a->max_mw = VRNIC_MAX_MW;
 	a->max_pd = VRNIC_MAX_PD;
 	a->max_qp_rd_atom = VRNIC_MAX_RD_ATOMIC;
 	a->max_qp_init_rd_atom = VRNIC_MAX_RD_ATOMIC;
@@ -345,6 +351,7 @@ int vrnic_register(struct vrnic_dev *vdev, const char *name)
 	 */
 	lockdep_set_class(&vdev->ahs.xa_lock, &vrnic_ah_lock_key);
 	xa_init_flags(&vdev->mrs, XA_FLAGS_ALLOC1);
+	xa_init_flags(&vdev->mws, XA_FLAGS_ALLOC);
 	vdev->dma_dev = vrnic_find_dma_dev(vdev->ndev);
 	vrnic_init_attr(vdev);
 
@@ -376,9 +383,11 @@ static void vrnic_dealloc_driver(struct ib_device *ibdev)
 	vrnic_dev_release_net(vdev);
 	WARN_ON(!xa_empty(&vdev->qps));
 	WARN_ON(!xa_empty(&vdev->mrs));
+	WARN_ON(!xa_empty(&vdev->mws));
 	xa_destroy(&vdev->qps);
 	xa_destroy(&vdev->srqs);
 	xa_destroy(&vdev->ahs);
 	xa_destroy(&vdev->mrs);
+	xa_destroy(&vdev->mws);
 	vrnic_model_fini(&vdev->model);
 }

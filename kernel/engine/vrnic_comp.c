@@ -579,8 +579,7 @@ static void vrnic_comp_skip_acked(struct vrnic_qp *qp)
 		vrnic_req_step_over(&qp->req, w->last_psn, qp->sq.queue.mask);
 	}
 	/* A SEND or WRITE acknowledged in part: on from its first PSN not. */
-	if (vrnic_wr_is_read_atomic(w->opcode) || w->opcode == IB_WR_REG_MR ||
-	    w->opcode == IB_WR_LOCAL_INV ||
+	if (vrnic_wr_is_read_atomic(w->opcode) || vrnic_wr_is_local(w->opcode) ||
 	    !vrnic_psn_after(qp->comp.una, qp->req.psn) ||
 	    vrnic_psn_after(qp->comp.una, w->last_psn))
 		return;

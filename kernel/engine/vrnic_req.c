@@ -18,6 +18,7 @@
 #include "engine/vrnic_wr.h"
 #include "hw/clock.h"
 #include "mem/vrnic_mem.h"
+#include "mem/vrnic_mw.h"
 #include "obj/vrnic_qp_obj.h"
 #include "tx/vrnic_tx.h"
 #include "wire/vrnic_hdr.h"
@@ -50,8 +51,8 @@ static const struct rxe_send_wqe *vrnic_sq_slot(struct vrnic_qp *qp, u32 index)
  * @s:	the WQE in the queue
  * @w:	its copy, the common fields read
  *
- * REG_MR, LOCAL_INV and ATOMIC WRITE carry all they need in the WQE itself,
- * so no length is checked for them.
+ * REG_MR, LOCAL_INV, BIND_MW and ATOMIC WRITE carry all they need in the
+ * WQE itself, so no length is checked for them.
  *
  * Return: true if @w is one of these (and now loaded), false otherwise.
  */
@@ -66,6 +67,15 @@ static bool vrnic_req_load_fixed(const struct rxe_send_wqe *s,
 	}
 	if (w->opcode == IB_WR_LOCAL_INV) {
 		w->rkey = READ_ONCE(s->wr.ex.invalidate_rkey);
+		return true;
+	}
+	if (w->opcode == IB_WR_BIND_MW) {
+		w->remote_addr = READ_ONCE(s->wr.wr.mw.addr);
+		w->compare_add = READ_ONCE(s->wr.wr.mw.length);
+		w->mr_lkey = READ_ONCE(s->wr.wr.mw.mr_lkey);
+		w->mw_rkey = READ_ONCE(s->wr.wr.mw.mw_rkey);
+		w->rkey = READ_ONCE(s->wr.wr.mw.rkey);
+		w->reg_access = READ_ONCE(s->wr.wr.mw.access);
 		return true;
 	}
 	if (w->opcode == VRNIC_WR_ATOMIC_WRITE) {
@@ -236,24 +246,48 @@ static int vrnic_req_gather(struct vrnic_qp *qp, u32 index,
 			      VRNIC_DMA_TO_DEVICE);
 }
 
+/* BIND_MW (IBA 10.6.7.2): bind a window.  Return: an IB_WC_* status. */
+static int vrnic_req_bind_mw(struct vrnic_qp *qp, const struct vrnic_swqe *w)
+{
+	struct vrnic_mw_bind b = {
+		.addr = w->remote_addr,
+		.length = w->compare_add,
+		.mr_lkey = w->mr_lkey,
+		.mw_rkey = w->mw_rkey,
+		.rkey = w->rkey,
+		.access = w->reg_access,
+	};
+
+	if (vrnic_mw_bind(to_vdev(qp->ibqp.device), qp, &b))
+		return IB_WC_MW_BIND_ERR;
+	return IB_WC_SUCCESS;
+}
+
 /*
  * REG_MR and LOCAL_INV (IBA 10.6.3.4, 10.6.5): make a fast-registration
  * MR valid under a new key with the page list map_mr_sg loaded, or
- * invalid.  Return: an IB_WC_* status.
+ * invalid; LOCAL_INV of a window's rkey invalidates the window (type 2
+ * only, 10.6.7.2.5); BIND_MW binds one.  An MR with windows bound to it
+ * is not invalidated (as rxe: the windows would outlive their memory).
+ * Return: an IB_WC_* status.
  */
 static int vrnic_req_local(struct vrnic_qp *qp, struct vrnic_swqe *w)
 {
+	struct vrnic_dev *vdev = to_vdev(qp->ibqp.device);
 	struct vrnic_mr *mr;
 	int status = IB_WC_SUCCESS;
 
+	if (w->opcode == IB_WR_BIND_MW)
+		return vrnic_req_bind_mw(qp, w);
 	if (w->opcode == IB_WR_REG_MR) {
+		/* Only a kernel consumer posts it: the MR pointer is its own. */
 		mr = to_vmr(w->reg_mr);
 		if (mr->type != VRNIC_MR_FRWR || mr->ibmr.pd != qp->ibqp.pd ||
 		    vrnic_key_index(w->rkey) != vrnic_key_index(mr->ibmr.lkey) ||
 		    READ_ONCE(mr->state) == VRNIC_MR_VALID)
 			return IB_WC_MW_BIND_ERR;
 		mr->access = w->reg_access;
-		vrnic_mr_uncache(to_vdev(qp->ibqp.device), mr->ibmr.lkey);
+		vrnic_mr_uncache(vdev, mr->ibmr.lkey);
 		mr->ibmr.lkey = w->rkey;
 		mr->ibmr.rkey = w->rkey;
 		/* Publish the keys and page list before the MR turns valid. */
@@ -261,14 +295,18 @@ static int vrnic_req_local(struct vrnic_qp *qp, struct vrnic_swqe *w)
 		return IB_WC_SUCCESS;
 	}
 
-	mr = vrnic_mr_get(to_vdev(qp->ibqp.device), w->rkey);
+	if (vrnic_key_is_mw(w->rkey))
+		return vrnic_mw_invalidate(vdev, qp, w->rkey, false) ?
+		       IB_WC_MW_BIND_ERR : IB_WC_SUCCESS;
+	mr = vrnic_mr_get(vdev, w->rkey);
 	if (!mr)
 		return IB_WC_MW_BIND_ERR;
-	if (mr->type != VRNIC_MR_FRWR || mr->ibmr.pd != qp->ibqp.pd) {
+	if (mr->type != VRNIC_MR_FRWR || mr->ibmr.pd != qp->ibqp.pd ||
+	    vrnic_mr_has_mw(mr)) {
 		status = IB_WC_MW_BIND_ERR;
 	} else {
 		WRITE_ONCE(mr->state, VRNIC_MR_INVALID);
-		vrnic_mr_uncache(to_vdev(qp->ibqp.device), w->rkey);
+		vrnic_mr_uncache(vdev, w->rkey);
 	}
 	vrnic_mr_put(mr);
 	return status;
@@ -458,7 +496,7 @@ static void vrnic_req_next_wqe(struct vrnic_qp *qp)
 }
 
 /**
- * vrnic_req_local_wqe - do the local work (REG_MR, LOCAL_INV) of @w
+ * vrnic_req_local_wqe - do the local work (REG_MR, LOCAL_INV, BIND_MW) of @w
  * @qp:	the QP
  * @w:	the WQE at the requester's index
  *
@@ -760,7 +798,7 @@ static enum vrnic_req_step vrnic_req_one(struct vrnic_qp *qp)
 			return VRNIC_REQ_FAILED;
 		}
 	}
-	if (w->opcode == IB_WR_REG_MR || w->opcode == IB_WR_LOCAL_INV)
+	if (vrnic_wr_is_local(w->opcode))
 		return vrnic_req_local_wqe(qp, w);
 	if (qp->ibqp.qp_type == IB_QPT_RC && !vrnic_req_rc_may_send(qp, w))
 		return VRNIC_REQ_WAIT;

@@ -21,6 +21,7 @@
 #include "vrnic_verbs.h"
 #include "engine/vrnic_resp.h"
 #include "mem/vrnic_mem.h"
+#include "mem/vrnic_mw.h"
 #include "obj/vrnic_cqe.h"
 #include "obj/vrnic_qp_obj.h"
 #include "probe/vrnic_mutate.h"
@@ -258,15 +259,24 @@ static void vrnic_resp_complete(struct vrnic_qp *qp, struct sk_buff *skb,
 			  (pkt->flags & VRNIC_OPF_LAST));
 }
 
-/* SEND_WITH_INVALIDATE: invalidate the named local rkey (IBA 10.6.5). */
+/*
+ * SEND_WITH_INVALIDATE: invalidate the named local rkey (IBA 10.6.5): a
+ * fast-registration MR of the QP's PD with no window bound to it, or a
+ * type 2 window bound through this QP (10.6.7.2.5).
+ */
 static int vrnic_resp_invalidate(struct vrnic_qp *qp, u32 rkey)
 {
-	struct vrnic_mr *mr = vrnic_mr_get(to_vdev(qp->ibqp.device), rkey);
+	struct vrnic_dev *vdev = to_vdev(qp->ibqp.device);
+	struct vrnic_mr *mr;
 	int err = 0;
 
+	if (vrnic_key_is_mw(rkey))
+		return vrnic_mw_invalidate(vdev, qp, rkey, true);
+	mr = vrnic_mr_get(vdev, rkey);
 	if (!mr)
 		return -EINVAL;
-	if (mr->type != VRNIC_MR_FRWR || mr->ibmr.pd != qp->ibqp.pd) {
+	if (mr->type != VRNIC_MR_FRWR || mr->ibmr.pd != qp->ibqp.pd ||
+	    vrnic_mr_has_mw(mr)) {
 		err = -EINVAL;
 	} else {
 		WRITE_ONCE(mr->state, VRNIC_MR_INVALID);
@@ -337,23 +347,24 @@ static struct ib_pd *vrnic_resp_pd(struct vrnic_qp *qp, struct vrnic_mr *mr)
 }
 
 /*
- * The MR behind an rkey, referenced, if the QP and the MR allow @access
- * over [va, va + len); NULL if not.  Like a NIC's translation, it is
- * looked up and checked once per request.
+ * What an rkey names (an MR, or a window and the MR it is bound to),
+ * referenced in @rk, if the QP and the MR or window allow @access over
+ * [va, va + len).  Like a NIC's translation, it is looked up and checked
+ * once per request.  Return: 0, or -EACCES.
  */
-static struct vrnic_mr *vrnic_resp_rkey_get(struct vrnic_qp *qp, u32 rkey,
-					    int access, u64 va, u64 len)
+static int vrnic_resp_rkey_get(struct vrnic_qp *qp, u32 rkey, int access,
+			       u64 va, u64 len, struct vrnic_rkey *rk)
 {
-	struct vrnic_mr *mr;
-
 	if (!(qp->attr.qp_access_flags & access))
-		return NULL;
-	mr = vrnic_mr_get(to_vdev(qp->ibqp.device), rkey);
-	if (mr && vrnic_mr_check(mr, vrnic_resp_pd(qp, mr), access, va, len)) {
-		vrnic_mr_put(mr);
-		mr = NULL;
+		return -EACCES;
+	if (vrnic_rkey_get(to_vdev(qp->ibqp.device), rkey, rk))
+		return -EACCES;
+	if (vrnic_rkey_check(rk, rkey, vrnic_resp_pd(qp, rk->mr), qp, access,
+			     va, len)) {
+		vrnic_rkey_put(rk);
+		return -EACCES;
 	}
-	return mr;
+	return 0;
 }
 
 /*
@@ -365,17 +376,17 @@ static int vrnic_resp_rkey_copy(struct vrnic_qp *qp, u32 rkey, int access,
 				u64 va, void *buf, u32 len,
 				enum vrnic_dma_dir dir)
 {
-	struct vrnic_mr *mr;
+	struct vrnic_rkey rk;
 	int err = 0;
 
 	if (!len)
 		return qp->attr.qp_access_flags & access ? 0 : -EACCES;
-	mr = vrnic_resp_rkey_get(qp, rkey, access, va, len);
-	if (!mr)
+	if (vrnic_resp_rkey_get(qp, rkey, access, va, len, &rk))
 		return -EACCES;
 	if (buf)
-		err = vrnic_mr_copy(to_vdev(qp->ibqp.device), mr, va, buf, len, dir);
-	vrnic_mr_put(mr);
+		err = vrnic_rkey_copy(to_vdev(qp->ibqp.device), &rk, va, buf,
+				      len, dir);
+	vrnic_rkey_put(&rk);
 	return err;
 }
 
@@ -448,17 +459,17 @@ static u8 vrnic_resp_read_opcode(bool first, bool last)
 /**
  * vrnic_resp_read_one - send the next response of the READ in qp->resp.rd
  * @qp:		the QP, its engines running
- * @mr:		the MR its rkey named when this round began; NULL if the
- *		READ has no bytes left to read
+ * @rk:		what its rkey named when this round began (an MR, or a
+ *		window and its MR); unused if the READ has no bytes left
  *
- * The MR's key, state and bounds are checked before the payload is
- * copied (see vrnic_resp_read_more()).
+ * The MR's or window's key, state and bounds are checked before the
+ * payload is copied (see vrnic_resp_read_more()).
  *
  * Return: 0 when the response was sent, -ENOMEM when no packet could be
  * built (nothing changed: the next round goes on), -EACCES when the rkey
  * no longer allows the READ.
  */
-static int vrnic_resp_read_one(struct vrnic_qp *qp, struct vrnic_mr *mr)
+static int vrnic_resp_read_one(struct vrnic_qp *qp, struct vrnic_rkey *rk)
 {
 	struct vrnic_dev *vdev = to_vdev(qp->ibqp.device);
 	typeof(qp->resp.rd) *rd = &qp->resp.rd;
@@ -468,9 +479,9 @@ static int vrnic_resp_read_one(struct vrnic_qp *qp, struct vrnic_mr *mr)
 	struct sk_buff *out;
 	void *aeth;
 
-	if (paylen && (READ_ONCE(mr->ibmr.rkey) != rd->rkey ||
-		       vrnic_mr_check(mr, vrnic_resp_pd(qp, mr),
-				      IB_ACCESS_REMOTE_READ, rd->va, paylen)))
+	if (paylen && vrnic_rkey_check(rk, rd->rkey, vrnic_resp_pd(qp, rk->mr),
+				       qp, IB_ACCESS_REMOTE_READ, rd->va,
+				       paylen))
 		return -EACCES;
 	out = vrnic_pkt_build(qp, opcode, rd->psn, qp->attr.dest_qp_num,
 			      paylen, false, false);
@@ -481,8 +492,8 @@ static int vrnic_resp_read_one(struct vrnic_qp *qp, struct vrnic_mr *mr)
 		vrnic_aeth_set(aeth, VRNIC_AETH_ACK | VRNIC_AETH_CREDITS_INVALID,
 			       qp->resp.msn);
 	if (paylen &&
-	    vrnic_mr_copy(vdev, mr, rd->va, out->data + vrnic_hdr_len(opcode),
-			  paylen, VRNIC_DMA_TO_DEVICE)) {
+	    vrnic_rkey_copy(vdev, rk, rd->va, out->data + vrnic_hdr_len(opcode),
+			    paylen, VRNIC_DMA_TO_DEVICE)) {
 		kfree_skb(out);
 		return -EACCES;
 	}
@@ -504,10 +515,11 @@ static int vrnic_resp_read_one(struct vrnic_qp *qp, struct vrnic_mr *mr)
  * the engines yield the worker (vrnic_resp_read_pending()).
  *
  * The rkey is looked up again on every call, and each packet checks the
- * MR's key, state and bounds before its payload is copied: a LOCAL_INV or
- * SEND_WITH_INV that invalidates the MR, or a REG_MR that gives its index
- * a new key, stops the responses not yet begun (one whose copy is under
- * way still leaves, as from a NIC's DMA engine in flight).
+ * MR's (or window's) key, state and bounds before its payload is copied:
+ * a LOCAL_INV or SEND_WITH_INV that invalidates the MR or window, a
+ * REG_MR that gives the MR's index a new key, or a bind that gives the
+ * window a new rkey, stops the responses not yet begun (one whose copy is
+ * under way still leaves, as from a NIC's DMA engine in flight).
  *
  * Return: VRNIC_RESP_ANSWERED, or VRNIC_RESP_ACCESS when the rkey no
  * longer allows the READ (the READ is then over).
@@ -517,29 +529,24 @@ static enum vrnic_resp_verdict vrnic_resp_read_more(struct vrnic_qp *qp,
 {
 	struct vrnic_dev *vdev = to_vdev(qp->ibqp.device);
 	typeof(qp->resp.rd) *rd = &qp->resp.rd;
-	struct vrnic_mr *mr = NULL;
+	struct vrnic_rkey rk = {};
 	unsigned int n;
 	int err;
 
-	if (rd->resid) {
-		mr = vrnic_mr_get(vdev, rd->rkey);
-		if (!mr)
-			goto access;
-	}
+	if (rd->resid && vrnic_rkey_get(vdev, rd->rkey, &rk))
+		goto access;
 	for (n = 0; n < budget && rd->active; n++) {
-		err = vrnic_resp_read_one(qp, mr);
+		err = vrnic_resp_read_one(qp, &rk);
 		if (err == -ENOMEM)
 			break;	/* no memory: the next round goes on */
 		if (err)
 			goto access;
 	}
-	if (mr)
-		vrnic_mr_put(mr);
+	vrnic_rkey_put(&rk);
 	return VRNIC_RESP_ANSWERED;
 
 access:
-	if (mr)
-		vrnic_mr_put(mr);
+	vrnic_rkey_put(&rk);
 	rd->active = false;
 	return VRNIC_RESP_ACCESS;
 }
@@ -596,7 +603,7 @@ static enum vrnic_resp_verdict vrnic_resp_read(struct vrnic_qp *qp,
 	u32 psn = vrnic_pkt(skb)->psn, len = vrnic_reth_len(reth);
 	u64 va = vrnic_reth_va(reth);
 	u32 rkey = vrnic_reth_rkey(reth);
-	struct vrnic_mr *mr;
+	struct vrnic_rkey rk;
 
 	/*
 	 * A message is at most 2^31 bytes (IBA 9.4.4, the device's
@@ -609,10 +616,10 @@ static enum vrnic_resp_verdict vrnic_resp_read(struct vrnic_qp *qp,
 		if (!(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_READ))
 			return VRNIC_RESP_ACCESS;
 	} else {
-		mr = vrnic_resp_rkey_get(qp, rkey, IB_ACCESS_REMOTE_READ, va, len);
-		if (!mr)
+		if (vrnic_resp_rkey_get(qp, rkey, IB_ACCESS_REMOTE_READ, va,
+					len, &rk))
 			return VRNIC_RESP_ACCESS;
-		vrnic_mr_put(mr);
+		vrnic_rkey_put(&rk);
 	}
 	if (!dup) {
 		struct vrnic_rd_replay *r = vrnic_resp_replay_slot(qp);
@@ -663,27 +670,27 @@ static enum vrnic_resp_verdict vrnic_resp_atomic(struct vrnic_qp *qp,
 	u64 va = vrnic_atmeth_va(a), orig, val;
 	u32 rkey = vrnic_atmeth_rkey(a), psn = vrnic_pkt(skb)->psn;
 	struct vrnic_rd_replay *r;
-	struct vrnic_mr *mr;
+	struct vrnic_rkey rk;
 	int err;
 
 	if (va & 7)
 		return VRNIC_RESP_INV_REQ;	/* IBA 9.4.5: 8-byte aligned */
-	mr = vrnic_resp_rkey_get(qp, rkey, IB_ACCESS_REMOTE_ATOMIC, va, 8);
-	if (!mr)
+	if (vrnic_resp_rkey_get(qp, rkey, IB_ACCESS_REMOTE_ATOMIC, va, 8, &rk))
 		return VRNIC_RESP_ACCESS;
 
 	spin_lock_bh(&vdev->atomic_lock);
-	err = vrnic_mr_copy(vdev, mr, va, &orig, 8, VRNIC_DMA_TO_DEVICE);
+	err = vrnic_rkey_copy(vdev, &rk, va, &orig, 8, VRNIC_DMA_TO_DEVICE);
 	if (!err) {
 		if (vrnic_pkt(skb)->opcode == VRNIC_OP_RC_COMPARE_SWAP)
 			val = orig == vrnic_atmeth_compare(a) ?
 			      vrnic_atmeth_swap_add(a) : orig;
 		else
 			val = orig + vrnic_atmeth_swap_add(a);
-		err = vrnic_mr_copy(vdev, mr, va, &val, 8, VRNIC_DMA_FROM_DEVICE);
+		err = vrnic_rkey_copy(vdev, &rk, va, &val, 8,
+				      VRNIC_DMA_FROM_DEVICE);
 	}
 	spin_unlock_bh(&vdev->atomic_lock);
-	vrnic_mr_put(mr);
+	vrnic_rkey_put(&rk);
 	if (err)
 		return VRNIC_RESP_ACCESS;
 

@@ -33,9 +33,16 @@ const struct vrnic_wr_info vrnic_wr_table[VRNIC_WR_TABLE_LEN] = {
 					  IB_WC_FETCH_ADD),
 	[VRNIC_WR_ATOMIC_WRITE]	= WR(VRNIC_WR_RC, VRNIC_WRF_ATOMIC_WRITE,
 				     (enum ib_wc_opcode)VRNIC_WC_ATOMIC_WRITE),
-	/* Memory operations on this side: connected QPs, kernel consumers. */
+	/*
+	 * Memory operations on this side, connected QPs only.  LOCAL_INV
+	 * invalidates a type 2 window (any consumer) or a fast-registration
+	 * MR (a kernel one's: its PD is checked); BIND_MW has no kernel form
+	 * in this kernel's struct ib_send_wr.
+	 */
 	[IB_WR_LOCAL_INV]	= WR(VRNIC_WR_RC | VRNIC_WR_UC, VRNIC_WRF_LOCAL,
-				     IB_WC_LOCAL_INV, .kernel_only = true),
+				     IB_WC_LOCAL_INV),
+	[IB_WR_BIND_MW]		= WR(VRNIC_WR_RC | VRNIC_WR_UC, VRNIC_WRF_LOCAL,
+				     IB_WC_BIND_MW, .user_only = true),
 	[IB_WR_REG_MR]		= WR(VRNIC_WR_RC | VRNIC_WR_UC, VRNIC_WRF_LOCAL,
 				     IB_WC_REG_MR, .kernel_only = true),
 };
@@ -66,7 +73,7 @@ bool vrnic_wr_allowed(enum ib_qp_type type, bool user, u32 opcode)
 	const struct vrnic_wr_info *i = vrnic_wr_info(opcode);
 
 	return i && (i->qp_types & vrnic_wr_type_bit(type)) &&
-	       !(user && i->kernel_only);
+	       !(user && i->kernel_only) && !(!user && i->user_only);
 }
 
 /* The completion opcode of a send work request (IB_WR_* to IB_WC_*). */

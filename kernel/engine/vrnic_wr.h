@@ -37,6 +37,8 @@ enum vrnic_wr_family {
  * @qp_types:	VRNIC_WR_RC, _UC, _UD where it may be posted
  * @kernel_only: only a kernel consumer may post it (a REG_MR WQE carries
  *		a kernel pointer)
+ * @user_only:	only librxe posts it (BIND_MW: struct ib_send_wr has no
+ *		form of it in this kernel)
  * @family:	what it becomes on the wire
  * @wc_opcode:	the opcode of its completion
  *
@@ -46,6 +48,7 @@ enum vrnic_wr_family {
 struct vrnic_wr_info {
 	u8			qp_types;
 	bool			kernel_only;
+	bool			user_only;
 	enum vrnic_wr_family	family;
 	enum ib_wc_opcode	wc_opcode;
 };
@@ -79,6 +82,14 @@ static inline bool vrnic_wr_is_read_atomic(u32 opcode)
 
 	return i && (i->family == VRNIC_WRF_READ ||
 		     i->family == VRNIC_WRF_ATOMIC);
+}
+
+/* Local work: REG_MR, LOCAL_INV, BIND_MW; no packet, no PSN. */
+static inline bool vrnic_wr_is_local(u32 opcode)
+{
+	const struct vrnic_wr_info *i = vrnic_wr_info(opcode);
+
+	return i && i->family == VRNIC_WRF_LOCAL;
 }
 
 bool vrnic_wr_allowed(enum ib_qp_type type, bool user, u32 opcode);

@@ -25,7 +25,10 @@
 				 vrnic_mutant(ack_drop) ||		\
 				 vrnic_mutant(byte_len) ||		\
 				 vrnic_mutant(psn_window) ||		\
-				 vrnic_mutant(rkey_pd))
+				 vrnic_mutant(rkey_pd) ||		\
+				 vrnic_mutant(mw_range) ||		\
+				 vrnic_mutant(mw_bind_any) ||		\
+				 vrnic_mutant(mw_qp))
 
 #if defined(VRNIC_MUTATE_NAME) && !VRNIC_MUTANT_ANY
 #error "VRNIC_MUTATE names no fault of vrnic_mutate.h"

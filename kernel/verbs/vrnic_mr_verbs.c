@@ -20,6 +20,7 @@
 #include "vrnic.h"
 #include "vrnic_mr.h"
 #include "mem/vrnic_mem.h"
+#include "mem/vrnic_mw.h"
 #include "verbs/vrnic_mr_verbs.h"
 
 /* Allocate the MR's MPT index and keys.  The key byte starts random. */
@@ -84,7 +85,7 @@ struct ib_mr *vrnic_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 		return ERR_PTR(-EINVAL);
 	if (access & ~(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
 		       IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC |
-		       IB_ACCESS_RELAXED_ORDERING))
+		       IB_ACCESS_MW_BIND | IB_ACCESS_RELAXED_ORDERING))
 		return ERR_PTR(-EOPNOTSUPP);
 
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
@@ -201,12 +202,20 @@ int vrnic_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 	return ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, vrnic_mr_set_page);
 }
 
+/*
+ * Deregister an MR.  One with memory windows bound to it is refused with
+ * -EBUSY and stays as it was (IBA 10.6.7.2.6; rxe refuses too).
+ */
 int vrnic_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct vrnic_dev *vdev = to_vdev(ibmr->device);
 	struct vrnic_mr *mr = to_vmr(ibmr);
 	u64 t0;
+	int err;
 
+	err = vrnic_mr_forbid_mw(mr);
+	if (err)
+		return err;
 	vrnic_mr_unpublish(vdev, mr);
 	vrnic_mr_uncache(vdev, ibmr->lkey);
 	if (mr->umem) {
@@ -221,5 +230,57 @@ int vrnic_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	else
 		kfree(mr->mtt);
 	vrnic_mr_retire(mr);
+	return 0;
+}
+
+/*
+ * Allocate a memory window (ibv_alloc_mw()): a type 1 window is valid at
+ * once, bound to nothing; a type 2 window is free until a bind.  Its
+ * index comes after the MRs' and its key byte starts random.
+ */
+int vrnic_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
+{
+	struct vrnic_dev *vdev = to_vdev(ibmw->device);
+	struct vrnic_mw *mw;
+	u32 index;
+	int err;
+
+	mw = kzalloc(sizeof(*mw), GFP_KERNEL);
+	if (!mw)
+		return -ENOMEM;
+	refcount_set(&mw->users, 1);
+	init_completion(&mw->done);
+	spin_lock_init(&mw->lock);
+	mw->type = ibmw->type;
+	mw->pd = ibmw->pd;
+	mw->state = ibmw->type == IB_MW_TYPE_2 ? VRNIC_MW_FREE : VRNIC_MW_VALID;
+	/* Reserve the index; the window is looked up once its key is set. */
+	err = xa_alloc_cyclic(&vdev->mws, &index, NULL,
+			      XA_LIMIT(VRNIC_MIN_MW_INDEX, VRNIC_MAX_MW_INDEX),
+			      &vdev->next_mw, GFP_KERNEL);
+	if (err < 0) {
+		kfree(mw);
+		return err;
+	}
+	mw->rkey = index << 8 | get_random_u8();
+	err = xa_err(xa_store(&vdev->mws, index, mw, GFP_KERNEL));
+	if (err) {
+		xa_erase(&vdev->mws, index);
+		kfree(mw);
+		return err;
+	}
+	to_vibmw(ibmw)->mw = mw;
+	ibmw->rkey = mw->rkey;
+	atomic_inc(&vdev->num_mw);
+	return 0;
+}
+
+/* Deallocate a window, bound or not: its binding goes with it (as rxe's). */
+int vrnic_dealloc_mw(struct ib_mw *ibmw)
+{
+	struct vrnic_dev *vdev = to_vdev(ibmw->device);
+
+	vrnic_mw_kill(vdev, to_vibmw(ibmw)->mw);
+	atomic_dec(&vdev->num_mw);
 	return 0;
 }

@@ -26,6 +26,7 @@
 #include "exec/vrnic_exec.h"
 #include "hw/model.h"
 #include "hw/qpc.h"
+#include "mem/vrnic_mw.h"
 #include "net/vrnic_net.h"
 #include "obj/vrnic_qp_obj.h"
 #include "obj/vrnic_queue.h"
@@ -545,6 +546,8 @@ int vrnic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	wait_for_completion(&qp->ref->done);
 	/* The timers' callbacks take no reference now. */
 	vrnic_exec_qp_stop(qp);
+	/* Its type 2 windows: no access comes through it any more. */
+	vrnic_mw_qp_gone(vdev, qp);
 	vrnic_path_fini(&qp->path);
 
 	rdma_destroy_ah_attr(&qp->attr.ah_attr);
