@@ -522,6 +522,42 @@ QpPair VerbsTest::make_pair(ibv_qp_type type, const verbs::QpCaps &caps)
 	return p;
 }
 
+void VerbsTest::wait_first_bytes(const uint8_t *sink, size_t guard_off) const
+{
+	const auto until = std::chrono::steady_clock::now() + cfg().timeout;
+
+	while (matches_pattern(sink, 64, kGuardSeed, guard_off) &&
+	       std::chrono::steady_clock::now() < until)
+		std::this_thread::yield();
+}
+
+bool VerbsTest::judge_revoked_read(const ibv_wc &wc, const uint8_t *sink,
+				   size_t size, uint32_t seed, uint32_t secret,
+				   size_t guard_off, const char *revoked) const
+{
+	size_t leaked = 0, read = 0, untouched = 0;
+
+	for (size_t i = 0; i < size; i++) {
+		if (sink[i] == pattern_byte(seed, i))
+			read++;
+		else if (sink[i] == pattern_byte(kGuardSeed, guard_off + i))
+			untouched++;
+		else if (sink[i] == pattern_byte(secret, i))
+			leaked++;
+	}
+	std::printf("%s: %zu bytes of the source, %zu written after it was %s, "
+		    "%zu never written, %zu other\n",
+		    describe(wc).c_str(), read, leaked, revoked, untouched,
+		    size - read - leaked - untouched);
+	EXPECT_EQ(leaked, 0u) << "bytes written after the source was "
+			      << revoked << " reached the reader";
+	if (wc.status == IBV_WC_SUCCESS)
+		return false;
+	EXPECT_TRUE(wc_status(wc, IBV_WC_REM_ACCESS_ERR, wc.wr_id))
+		<< "a READ cut short fails with a remote access error";
+	return true;
+}
+
 void VerbsTest::expect_grh(const uint8_t *grh) const
 {
 	const DeviceConfig &src = dev(Side::local);

@@ -311,6 +311,25 @@ protected:
 	 */
 	void expect_grh(const uint8_t *grh) const;
 
+	/*
+	 * A READ into @sink is under way: the first 64 bytes no longer hold
+	 * the guard pattern @sink was filled with (kGuardSeed at offset
+	 * @guard_off), or the timeout passed.
+	 */
+	void wait_first_bytes(const uint8_t *sink, size_t guard_off) const;
+	/*
+	 * A long READ of @size bytes, whose source (pattern @seed) was revoked
+	 * (deregistered, deallocated: @revoked names it) while the READ was
+	 * answered and then overwritten with pattern @secret, ended in @wc.
+	 * Each byte of @sink must be the source's, or the guard pattern it
+	 * held (kGuardSeed at offset @guard_off): a secret byte leaked
+	 * through the revoked key.  A READ cut short fails with a remote
+	 * access error.  Prints the counts.  Return: the READ was cut.
+	 */
+	bool judge_revoked_read(const ibv_wc &wc, const uint8_t *sink,
+				size_t size, uint32_t seed, uint32_t secret,
+				size_t guard_off, const char *revoked) const;
+
 	/* Address vector from side from's GID to side to's GID. */
 	ibv_ah_attr ah_attr(Side from, Side to) const;
 	/* Address vector to this device's own GID (loopback). */

@@ -53,6 +53,24 @@ protected:
 		return mr;
 	}
 
+	/*
+	 * One datagram of @size pattern bytes (@seed) from a_, as wr 1, to a
+	 * receive WQE @recv_id on b_: its send completion checked, its receive
+	 * completion returned, the receive buffer (GRH first) in @dst.
+	 */
+	ibv_wc deliver(size_t size, uint32_t seed, uint64_t recv_id,
+		       std::shared_ptr<Mr> &dst, const char *what)
+	{
+		auto src = make_mr(size, IBV_ACCESS_LOCAL_WRITE);
+
+		dst = post_recv(size, recv_id);
+		fill_pattern(src->data(), size, seed);
+		send(*src, size, 1, kQkey);
+		EXPECT_TRUE(wc_ok(poll_one(*a_.send_cq, what), IBV_WC_SEND, 1))
+			<< what;
+		return poll_one(*b_.recv_cq, what);
+	}
+
 	void send(const Mr &src, size_t size, uint64_t wr_id, uint32_t qkey,
 		  ibv_wr_opcode opcode = IBV_WR_SEND, uint32_t imm = 0)
 	{
@@ -149,15 +167,9 @@ TEST_F(UdTest, SendWithImmediate)
  */
 TEST_F(UdTest, ReceiveSaysNetworkHeaderTypeInSl)
 {
-	constexpr size_t size = 32;
-	auto src = make_mr(size, IBV_ACCESS_LOCAL_WRITE);
-	auto dst = post_recv(size, 4);
+	std::shared_ptr<Mr> dst;
+	ibv_wc wc = deliver(32, 0x5e, 4, dst, "a datagram");
 
-	fill_pattern(src->data(), size, 0x5e);
-	send(*src, size, 1, kQkey);
-	EXPECT_TRUE(wc_ok(poll_one(*a_.send_cq, "UD SEND completion"),
-			  IBV_WC_SEND, 1));
-	ibv_wc wc = poll_one(*b_.recv_cq, "UD RECV completion");
 	ASSERT_TRUE(wc_ok(wc, IBV_WC_RECV, 4));
 	expect_grh(dst->data());
 	const unsigned want = dev(Side::local).has_ipv4 ? 0xa : 0x9;
@@ -275,13 +287,8 @@ TEST_F(UdTest, ControlledQkeyNeedsCapNetRaw)
 	EXPECT_EQ(ordinary, 0) << "an ordinary Q_Key, unprivileged";
 	EXPECT_EQ(back, 0);
 
-	auto src = make_mr(size, IBV_ACCESS_LOCAL_WRITE);
-	auto dst = post_recv(size, 3);
-	fill_pattern(src->data(), size, 0x5d);
-	send(*src, size, 1, kQkey);
-	EXPECT_TRUE(wc_ok(poll_one(*a_.send_cq, "UD SEND after the refusal"),
-			  IBV_WC_SEND, 1));
-	ibv_wc wc = poll_one(*b_.recv_cq, "UD RECV after the refusal");
+	std::shared_ptr<Mr> dst;
+	ibv_wc wc = deliver(size, 0x5d, 3, dst, "a datagram after the refusal");
 	ASSERT_TRUE(wc_ok(wc, IBV_WC_RECV, 3));
 	EXPECT_TRUE(matches_pattern(dst->data() + kGrhSize, size, 0x5d));
 
