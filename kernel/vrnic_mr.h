@@ -115,7 +115,7 @@ enum vrnic_mw_state {
 struct vrnic_mw {
 	refcount_t		users;
 	struct completion	done;
-	spinlock_t		lock;
+	spinlock_t		lock;	/* the binding: state to qp */
 	enum ib_mw_type		type;
 	struct ib_pd		*pd;
 	enum vrnic_mw_state	state;
