@@ -810,6 +810,47 @@ static enum vrnic_req_step vrnic_req_one(struct vrnic_qp *qp)
 	return vrnic_req_packet(qp, index, w);
 }
 
+/*
+ * May the requester send?  In RTS, yes.  In SQD (IBA 10.3.1) it finishes
+ * what it had begun: the first time it runs in SQD it marks the end of
+ * the drain after the last WQE it has taken up (the one it is in the
+ * middle of, or the furthest it reached before a rewind); it sends up
+ * to there, resends included, and no further.  Leaving SQD ends the
+ * drain.
+ */
+static bool vrnic_req_may_run(struct vrnic_qp *qp)
+{
+	enum ib_qp_state state = READ_ONCE(qp->state);
+
+	if (state != IB_QPS_SQD) {
+		qp->req.draining = false;
+		qp->req.drain_told = false;
+		return state == IB_QPS_RTS;
+	}
+	if (!qp->req.draining) {
+		qp->req.draining = true;
+		qp->req.drain_end = qp->req.next_new;
+	}
+	return true;
+}
+
+/*
+ * SQD and every WQE begun before it completed: the send queue is drained.
+ * Raise IB_EVENT_SQ_DRAINED once if the consumer asked for it
+ * (IB_QP_EN_SQD_ASYNC_NOTIFY with the move to SQD).
+ */
+static void vrnic_req_drained(struct vrnic_qp *qp)
+{
+	if (!qp->req.draining || qp->req.drain_told ||
+	    qp->req.index != qp->req.drain_end ||
+	    vrnic_queue_consumer(&qp->sq.queue) != qp->req.drain_end ||
+	    READ_ONCE(qp->state) != IB_QPS_SQD)
+		return;
+	qp->req.drain_told = true;
+	if (READ_ONCE(qp->attr.en_sqd_async_notify))
+		vrnic_qp_event(qp, IB_EVENT_SQ_DRAINED);
+}
+
 /**
  * vrnic_req_run - send up to @budget packets
  * @qp:		the QP, its engines held
@@ -829,11 +870,13 @@ bool vrnic_req_run(struct vrnic_qp *qp, unsigned int budget)
 
 	vrnic_engines_assert_held(qp);
 
-	if (READ_ONCE(qp->state) != IB_QPS_RTS)
+	if (!vrnic_req_may_run(qp))
 		return false;
 	while (sent < budget) {
 		/* As far as the doorbell told the NIC, not the live index. */
 		if (qp->req.index == vrnic_doorbell_pi(&qp->db))
+			break;
+		if (qp->req.draining && qp->req.index == qp->req.drain_end)
 			break;
 		/* clock.mode pace: the modeled link is behind; come back. */
 		wait = vrnic_model_pace_wait(m);
@@ -847,6 +890,8 @@ bool vrnic_req_run(struct vrnic_qp *qp, unsigned int budget)
 		sent++;
 	}
 	vrnic_comp_retire(qp);
-	return (sent == budget && qp->req.index != vrnic_doorbell_pi(&qp->db)) ||
+	vrnic_req_drained(qp);
+	return (sent == budget && qp->req.index != vrnic_doorbell_pi(&qp->db) &&
+		!(qp->req.draining && qp->req.index == qp->req.drain_end)) ||
 	       step == VRNIC_REQ_FAILED;
 }

@@ -21,6 +21,13 @@ struct vrnic_req_state {
 	u32		offset;	/* bytes of it sent */
 	u32		psn;	/* next PSN to send */
 	u32		next_new; /* first WQE not yet copied */
+	/*
+	 * SQD (IBA 10.3.1): the messages begun before it still finish, and
+	 * are sent again after a loss; none from @drain_end on begins.
+	 */
+	bool		draining;
+	bool		drain_told;	/* IB_EVENT_SQ_DRAINED raised */
+	u32		drain_end;
 };
 
 /**

@@ -173,12 +173,24 @@ void vrnic_qp_error(struct vrnic_qp *qp, enum vrnic_qp_cause cause)
 	if (was_err)
 		return;
 
-	trace_async_event(qp->ibqp.device, IB_EVENT_QP_FATAL, qp->ibqp.qp_num);
+	vrnic_qp_event(qp, IB_EVENT_QP_FATAL);
+}
+
+/**
+ * vrnic_qp_event - raise an affiliated asynchronous event of @qp
+ * @qp:		the QP
+ * @type:	IB_EVENT_QP_FATAL, IB_EVENT_SQ_DRAINED, ...
+ *
+ * Context: any (the core's and uverbs' handlers take spinlocks only).
+ */
+void vrnic_qp_event(struct vrnic_qp *qp, enum ib_event_type type)
+{
+	trace_async_event(qp->ibqp.device, type, qp->ibqp.qp_num);
 	if (qp->ibqp.event_handler) {
 		struct ib_event ev = {
 			.device = qp->ibqp.device,
 			.element.qp = &qp->ibqp,
-			.event = IB_EVENT_QP_FATAL,
+			.event = type,
 		};
 
 		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);

@@ -25,6 +25,7 @@ bool vrnic_qp_addr_ok(struct vrnic_qp *qp, const struct sk_buff *skb);
 void vrnic_qp_set_state(struct vrnic_qp *qp, enum ib_qp_state new,
 			enum vrnic_qp_cause cause);
 void vrnic_qp_error(struct vrnic_qp *qp, enum vrnic_qp_cause cause);
+void vrnic_qp_event(struct vrnic_qp *qp, enum ib_event_type type);
 void vrnic_qp_pace(struct vrnic_qp *qp, u64 wait_ns);
 
 #endif /* VRNIC_QP_OBJ_H */

@@ -287,8 +287,6 @@ static int vrnic_qp_check_attr(const struct ib_device_attr *dattr,
 	}
 	if (mask & (IB_QP_ALT_PATH | IB_QP_PATH_MIG_STATE))
 		return -EOPNOTSUPP;	/* no automatic path migration */
-	if (mask & IB_QP_EN_SQD_ASYNC_NOTIFY)
-		return -EOPNOTSUPP;
 	return 0;
 }
 
@@ -397,6 +395,13 @@ static void vrnic_qp_store_attr(struct vrnic_qp *qp, struct ib_qp_attr *attr,
 		a->max_dest_rd_atomic = attr->max_dest_rd_atomic;
 	if (mask & IB_QP_DEST_QPN)
 		a->dest_qp_num = attr->dest_qp_num & 0xffffff;
+	/* The core takes it with RTS->SQD only: that drain's event. */
+	if (mask & IB_QP_EN_SQD_ASYNC_NOTIFY)
+		WRITE_ONCE(a->en_sqd_async_notify,
+			   !!attr->en_sqd_async_notify);
+	else if ((mask & IB_QP_STATE) && attr->qp_state == IB_QPS_SQD &&
+		 qp->state != IB_QPS_SQD)
+		WRITE_ONCE(a->en_sqd_async_notify, 0);
 }
 
 /*
@@ -437,7 +442,7 @@ int vrnic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	struct vrnic_qp *qp = to_vqp(ibqp);
 	enum ib_qp_state new;
 	unsigned long flags;
-	bool flush = false;
+	bool flush = false, kick = false;
 	bool hold;
 	int err;
 
@@ -480,6 +485,9 @@ int vrnic_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		vrnic_qp_swap_av(qp, &av);
 	if (mask & IB_QP_STATE) {
 		flush = new == IB_QPS_ERR && qp->state != IB_QPS_ERR;
+		/* Into SQD, or back to RTS from it: the requester decides. */
+		kick = new == IB_QPS_SQD ||
+		       (qp->state == IB_QPS_SQD && new == IB_QPS_RTS);
 		vrnic_qp_transition(qp, new);
 	}
 out:
@@ -488,8 +496,12 @@ out:
 		vrnic_exec_release(qp);
 	/* The replaced vector, or the new one if the change was refused. */
 	rdma_destroy_ah_attr(&av);
-	if (flush)
-		vrnic_qp_schedule(qp);	/* the work flushes */
+	/*
+	 * The work flushes; in SQD it sees whether the queue is drained,
+	 * back in RTS it sends what was posted meanwhile.
+	 */
+	if (flush || kick)
+		vrnic_qp_schedule(qp);
 	return err;
 }
 

@@ -286,6 +286,68 @@ TEST_F(RdmaTest, DeregisteredDuringLongReadIsCut)
 }
 
 /*
+ * IBA 10.3.1, 11.6.3: in SQD the send queue finishes the messages it had
+ * begun and begins no other; with IBV_QP_EN_SQD_ASYNC_NOTIFY it raises
+ * IBV_EVENT_SQ_DRAINED once they are complete.  WRITEs posted before the
+ * move complete in order up to some k (those begun), the one posted in
+ * SQD does not run: no completion, its target untouched.  Back in RTS
+ * the rest run, every byte in place.
+ */
+TEST_F(RdmaTest, SqdDrainedEventAfterBegunWritesComplete)
+{
+	constexpr size_t size = 64 * 1024;
+	constexpr int kWrites = 8;
+	constexpr uint32_t seed = 0x5d7;
+	QpPair p = make_pair();
+	GuardedArea src = guarded(size * (kWrites + 1), IBV_ACCESS_LOCAL_WRITE);
+	GuardedArea dst = guarded(size * (kWrites + 1), kMrAccess, Side::remote);
+
+	fill_pattern(src.area(), src.size, seed);
+	auto post = [&](int i) {
+		ibv_sge s = verbs::sge(*src.mr, kGuard + i * size,
+				       static_cast<uint32_t>(size));
+		ibv_send_wr wr = rdma_wr(IBV_WR_RDMA_WRITE, s, 100 + i,
+					 dst.addr() + i * size, dst.mr->rkey());
+
+		verbs::post_send(*p.a.qp, wr);
+	};
+	for (int i = 0; i < kWrites; i++)
+		post(i);
+	ibv_qp_attr a{};
+	a.qp_state = IBV_QPS_SQD;
+	a.en_sqd_async_notify = 1;
+	p.a.qp->modify(a, IBV_QP_STATE | IBV_QP_EN_SQD_ASYNC_NOTIFY);
+	post(kWrites);		/* posted in SQD: must wait for RTS */
+
+	std::vector<std::string> other;
+	auto ev = wait_async_event(*context(Side::local), IBV_EVENT_SQ_DRAINED,
+				   cfg().timeout, &other);
+	ASSERT_TRUE(ev.has_value()) << "no IBV_EVENT_SQ_DRAINED within the timeout";
+	EXPECT_EQ(ev->element.qp, p.a.qp->get());
+	EXPECT_TRUE(other.empty()) << "other events: " << other.front();
+
+	/* Drained: what had begun is complete, nothing else ran. */
+	int done = 0;
+	while (auto wc = try_poll(*p.a.send_cq, milliseconds(200))) {
+		ASSERT_TRUE(wc_ok(*wc, IBV_WC_RDMA_WRITE, 100 + done));
+		done++;
+	}
+	std::printf("%d of %d WRITEs had begun before SQD\n", done, kWrites);
+	EXPECT_LT(done, kWrites + 1) << "the WRITE posted in SQD ran";
+	EXPECT_TRUE(matches_pattern(dst.area() + kWrites * size, size,
+				    kGuardSeed, kGuard + kWrites * size))
+		<< "the WRITE posted in SQD reached the target";
+
+	a = {};
+	a.qp_state = IBV_QPS_RTS;
+	p.a.qp->modify(a, IBV_QP_STATE);
+	for (; done < kWrites + 1; done++)
+		ASSERT_TRUE(wc_ok(poll_one(*p.a.send_cq, "a WRITE after SQD"),
+				  IBV_WC_RDMA_WRITE, 100 + done));
+	dst.expect(seed, "every WRITE, before and after SQD");
+}
+
+/*
  * IBA 10.3.1 lets SQD->SQD change the address vector, and in SQD the
  * responder still answers: the peer's READs are answered while a's AV is
  * set again and again (to the same path, so every response still goes to
