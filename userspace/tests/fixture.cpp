@@ -531,9 +531,11 @@ void VerbsTest::wait_first_bytes(const uint8_t *sink, size_t guard_off) const
 		std::this_thread::yield();
 }
 
-bool VerbsTest::judge_revoked_read(const ibv_wc &wc, const uint8_t *sink,
-				   size_t size, uint32_t seed, uint32_t secret,
-				   size_t guard_off, const char *revoked) const
+VerbsTest::ReadEnd
+VerbsTest::judge_revoked_read(const ibv_wc &wc, const uint8_t *sink,
+			      size_t size, uint32_t seed, uint32_t secret,
+			      size_t guard_off, const char *revoked,
+			      const verbs::Qp &responder) const
 {
 	size_t leaked = 0, read = 0, untouched = 0;
 
@@ -552,10 +554,16 @@ bool VerbsTest::judge_revoked_read(const ibv_wc &wc, const uint8_t *sink,
 	EXPECT_EQ(leaked, 0u) << "bytes written after the source was "
 			      << revoked << " reached the reader";
 	if (wc.status == IBV_WC_SUCCESS)
-		return false;
+		return ReadEnd::kWhole;
+	if (wc.status == IBV_WC_RETRY_EXC_ERR &&
+	    responder.state() == IBV_QPS_ERR) {
+		std::printf("the responder cut the READ and went to ERR; its NAK "
+			    "was lost\n");
+		return ReadEnd::kNakLost;
+	}
 	EXPECT_TRUE(wc_status(wc, IBV_WC_REM_ACCESS_ERR, wc.wr_id))
 		<< "a READ cut short fails with a remote access error";
-	return true;
+	return ReadEnd::kCut;
 }
 
 void VerbsTest::expect_grh(const uint8_t *grh) const

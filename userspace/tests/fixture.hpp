@@ -324,11 +324,16 @@ protected:
 	 * Each byte of @sink must be the source's, or the guard pattern it
 	 * held (kGuardSeed at offset @guard_off): a secret byte leaked
 	 * through the revoked key.  A READ cut short fails with a remote
-	 * access error.  Prints the counts.  Return: the READ was cut.
+	 * access error, and the responder (@responder) goes to ERR
+	 * (IBA 9.9.3.1.3).  Should that NAK be lost, the requester can only
+	 * run out of retries: that end, with the responder in ERR, shows
+	 * nothing either way.  Prints the counts.
 	 */
-	bool judge_revoked_read(const ibv_wc &wc, const uint8_t *sink,
-				size_t size, uint32_t seed, uint32_t secret,
-				size_t guard_off, const char *revoked) const;
+	enum class ReadEnd { kWhole, kCut, kNakLost };
+	ReadEnd judge_revoked_read(const ibv_wc &wc, const uint8_t *sink,
+				   size_t size, uint32_t seed, uint32_t secret,
+				   size_t guard_off, const char *revoked,
+				   const verbs::Qp &responder) const;
 
 	/* Address vector from side from's GID to side to's GID. */
 	ibv_ah_attr ah_attr(Side from, Side to) const;
