@@ -125,13 +125,6 @@ struct vrnic_dev {
 	struct xarray		mws;
 	u32			next_mw;
 
-	atomic_t		num_qp;
-	atomic_t		num_cq;
-	atomic_t		num_mr;
-	atomic_t		num_mw;
-	atomic_t		num_pd;
-	atomic_t		num_srq;
-	atomic_t		num_ah;
 
 	spinlock_t		atomic_lock;	/* atomics on host memory */
 	atomic64_t		cnt[VRNIC_CNT_COUNT];

@@ -130,13 +130,11 @@ static void vrnic_disassociate_ucontext(struct ib_ucontext *ibuc)
 
 static int vrnic_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
-	atomic_inc(&to_vdev(ibpd->device)->num_pd);
 	return 0;
 }
 
 static int vrnic_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
-	atomic_dec(&to_vdev(ibpd->device)->num_pd);
 	return 0;
 }
 
@@ -182,7 +180,6 @@ static int vrnic_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 			return err;
 		}
 	}
-	atomic_inc(&vdev->num_ah);
 	return 0;
 }
 
@@ -206,7 +203,6 @@ static int vrnic_destroy_ah(struct ib_ah *ibah, u32 flags)
 	__xa_erase(&vdev->ahs, ah->num);
 	xa_unlock_irqrestore(&vdev->ahs, irqflags);
 	rdma_destroy_ah_attr(&ah->attr);
-	atomic_dec(&vdev->num_ah);
 	return 0;
 }
 

@@ -834,6 +834,12 @@ static bool vrnic_req_may_run(struct vrnic_qp *qp)
 	return true;
 }
 
+/* SQD: the requester has sent all it may until the QP is back in RTS. */
+static bool vrnic_req_drain_reached(const struct vrnic_qp *qp)
+{
+	return qp->req.draining && qp->req.index == qp->req.drain_end;
+}
+
 /*
  * SQD and every WQE begun before it completed: the send queue is drained.
  * Raise IB_EVENT_SQ_DRAINED once if the consumer asked for it
@@ -841,8 +847,7 @@ static bool vrnic_req_may_run(struct vrnic_qp *qp)
  */
 static void vrnic_req_drained(struct vrnic_qp *qp)
 {
-	if (!qp->req.draining || qp->req.drain_told ||
-	    qp->req.index != qp->req.drain_end ||
+	if (!vrnic_req_drain_reached(qp) || qp->req.drain_told ||
 	    vrnic_queue_consumer(&qp->sq.queue) != qp->req.drain_end ||
 	    READ_ONCE(qp->state) != IB_QPS_SQD)
 		return;
@@ -876,7 +881,7 @@ bool vrnic_req_run(struct vrnic_qp *qp, unsigned int budget)
 		/* As far as the doorbell told the NIC, not the live index. */
 		if (qp->req.index == vrnic_doorbell_pi(&qp->db))
 			break;
-		if (qp->req.draining && qp->req.index == qp->req.drain_end)
+		if (vrnic_req_drain_reached(qp))
 			break;
 		/* clock.mode pace: the modeled link is behind; come back. */
 		wait = vrnic_model_pace_wait(m);
@@ -892,6 +897,6 @@ bool vrnic_req_run(struct vrnic_qp *qp, unsigned int budget)
 	vrnic_comp_retire(qp);
 	vrnic_req_drained(qp);
 	return (sent == budget && qp->req.index != vrnic_doorbell_pi(&qp->db) &&
-		!(qp->req.draining && qp->req.index == qp->req.drain_end)) ||
+		!vrnic_req_drain_reached(qp)) ||
 	       step == VRNIC_REQ_FAILED;
 }

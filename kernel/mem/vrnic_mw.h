@@ -11,9 +11,9 @@
 #include <rdma/ib_verbs.h>
 
 #include "vrnic.h"
+#include "vrnic_mr.h"
 #include "hw/dma.h"
 
-struct vrnic_mr;
 struct vrnic_mw;
 struct vrnic_qp;
 
@@ -56,7 +56,7 @@ struct vrnic_rkey {
 /* Does @key name a window (its index is in the windows' range)? */
 static inline bool vrnic_key_is_mw(u32 key)
 {
-	u32 index = key >> 8;
+	u32 index = vrnic_key_index(key);
 
 	return index >= VRNIC_MIN_MW_INDEX && index <= VRNIC_MAX_MW_INDEX;
 }

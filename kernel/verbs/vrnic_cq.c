@@ -55,7 +55,6 @@ int vrnic_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 			goto err_queue;
 	}
 	ibcq->cqe = cqe;
-	atomic_inc(&vdev->num_cq);
 	return 0;
 
 err_queue:
@@ -68,7 +67,6 @@ int vrnic_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	struct vrnic_cq *cq = to_vcq(ibcq);
 
 	vrnic_queue_cleanup(&cq->queue);
-	atomic_dec(&to_vdev(ibcq->device)->num_cq);
 	return 0;
 }
 

@@ -37,7 +37,6 @@ static int vrnic_mr_publish(struct vrnic_dev *vdev, struct vrnic_mr *mr)
 		return err;
 	mr->ibmr.lkey = index << 8 | get_random_u8();
 	mr->ibmr.rkey = mr->ibmr.lkey;
-	atomic_inc(&vdev->num_mr);
 	return 0;
 }
 
@@ -46,7 +45,6 @@ static void vrnic_mr_unpublish(struct vrnic_dev *vdev, struct vrnic_mr *mr)
 	xa_erase(&vdev->mrs, vrnic_key_index(mr->ibmr.lkey));
 	if (!refcount_dec_and_test(&mr->users))
 		wait_for_completion(&mr->done);
-	atomic_dec(&vdev->num_mr);
 }
 
 struct ib_mr *vrnic_get_dma_mr(struct ib_pd *ibpd, int access)
@@ -271,7 +269,6 @@ int vrnic_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
 	}
 	to_vibmw(ibmw)->mw = mw;
 	ibmw->rkey = mw->rkey;
-	atomic_inc(&vdev->num_mw);
 	return 0;
 }
 
@@ -281,6 +278,5 @@ int vrnic_dealloc_mw(struct ib_mw *ibmw)
 	struct vrnic_dev *vdev = to_vdev(ibmw->device);
 
 	vrnic_mw_kill(vdev, to_vibmw(ibmw)->mw);
-	atomic_dec(&vdev->num_mw);
 	return 0;
 }

@@ -240,7 +240,6 @@ int vrnic_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		init->cap.max_recv_wr = rq_wr;
 		init->cap.max_recv_sge = qp->rq.max_sge;
 	}
-	atomic_inc(&vdev->num_qp);
 	return 0;
 
 err_queues:
@@ -566,7 +565,6 @@ int vrnic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	vrnic_qp_free_queues(qp);
 	vrnic_model_qp_destroy(&vdev->model, ibqp->qp_num,
 			       ibqp->qp_type == IB_QPT_GSI);
-	atomic_dec(&vdev->num_qp);
 	/* A lookup may still be trying the count: see struct vrnic_qp_ref. */
 	vrnic_qp_ref_retire(qp->ref);
 	return 0;

@@ -76,7 +76,6 @@ int vrnic_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 			goto err_num;
 	}
 	init->attr.max_wr = max_wr;
-	atomic_inc(&vdev->num_srq);
 	return 0;
 
 err_num:
@@ -124,7 +123,6 @@ int vrnic_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 
 	xa_erase(&vdev->srqs, srq->num);
 	vrnic_queue_cleanup(&srq->queue);
-	atomic_dec(&vdev->num_srq);
 	return 0;
 }
 
