@@ -566,6 +566,24 @@ VerbsTest::judge_revoked_read(const ibv_wc &wc, const uint8_t *sink,
 	return ReadEnd::kCut;
 }
 
+void VerbsTest::expect_read_cut(const std::function<void(ReadEnd &)> &one_try,
+				const char *revoked)
+{
+	ReadEnd end = ReadEnd::kWhole;
+	int tries = 0;
+
+	for (; tries < 3 && end != ReadEnd::kCut; tries++) {
+		SCOPED_TRACE("try " + std::to_string(tries + 1));
+		end = ReadEnd::kWhole;
+		one_try(end);
+		if (HasFailure())
+			return;
+	}
+	EXPECT_EQ(end, ReadEnd::kCut)
+		<< "in " << tries << " tries the source was never " << revoked
+		<< " while the READ was answered";
+}
+
 void VerbsTest::expect_grh(const uint8_t *grh) const
 {
 	const DeviceConfig &src = dev(Side::local);

@@ -21,6 +21,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -334,6 +335,14 @@ protected:
 				   size_t size, uint32_t seed, uint32_t secret,
 				   size_t guard_off, const char *revoked,
 				   const verbs::Qp &responder) const;
+	/*
+	 * Up to 3 tries of @one_try, which revokes the source of a long READ
+	 * while it is answered and sets the end judge_revoked_read() gave,
+	 * until one READ is cut: one must be.  A READ that ended first, or
+	 * whose NAK was lost, tested nothing.
+	 */
+	void expect_read_cut(const std::function<void(ReadEnd &)> &one_try,
+			     const char *revoked);
 
 	/* Address vector from side from's GID to side to's GID. */
 	ibv_ah_attr ah_attr(Side from, Side to) const;
