@@ -125,7 +125,6 @@ struct vrnic_dev {
 	struct xarray		mws;
 	u32			next_mw;
 
-
 	spinlock_t		atomic_lock;	/* atomics on host memory */
 	atomic64_t		cnt[VRNIC_CNT_COUNT];
 	bool			net_ok;
