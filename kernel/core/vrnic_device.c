@@ -285,7 +285,8 @@ static void vrnic_init_attr(struct vrnic_dev *vdev)
 			      IB_DEVICE_SYS_IMAGE_GUID | IB_DEVICE_RC_RNR_NAK_GEN |
 			      IB_DEVICE_MEM_MGT_EXTENSIONS |
 			      IB_DEVICE_MEM_WINDOW |
-			      IB_DEVICE_MEM_WINDOW_TYPE_2B;
+			      IB_DEVICE_MEM_WINDOW_TYPE_2B |
+			      IB_DEVICE_SRQ_RESIZE;
 	a->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	a->max_send_sge = VRNIC_MAX_SGE;
 	a->max_recv_sge = VRNIC_MAX_SGE;

@@ -85,6 +85,77 @@ err_queue:
 	return err;
 }
 
+/*
+ * IB_SRQ_MAX_WR: move the SRQ to a ring of at least @max_wr slots.  The
+ * receives posted and not yet taken move along, oldest first, under the
+ * lock the responder takes to take one, so none is lost or taken twice.
+ * librxe holds its SRQ lock across the command (no post in between) and
+ * maps the new ring from the mmap info written to the address its
+ * command names (struct rxe_modify_srq_cmd), as rxe does.  A process that
+ * posts anyway can only garble its own receives: the user's producer
+ * index is read once and masked, and the responder bounds every WQE.
+ */
+static int vrnic_srq_resize(struct vrnic_srq *srq, u32 max_wr,
+			    struct ib_udata *udata)
+{
+	struct rxe_modify_srq_cmd cmd = {};
+	struct vrnic_queue new, old;
+	unsigned int n = max_wr;
+	struct mminfo mi = {};
+	unsigned long flags;
+	u32 count, cons, i;
+	int err;
+
+	if (udata) {
+		if (udata->inlen < sizeof(cmd))
+			return -EINVAL;
+		err = ib_copy_from_udata(&cmd, udata, sizeof(cmd));
+		if (err)
+			return err;
+	}
+	err = vrnic_queue_init(&new, &n, vrnic_queue_elem_size(&srq->queue),
+			       srq->queue.dir);
+	if (err)
+		return err;
+	if (udata) {
+		err = vrnic_queue_mmap_info(&new, vrnic_udata_uctx(udata), &mi);
+		if (err)
+			goto err_new;
+	}
+
+	spin_lock_irqsave(&srq->lock, flags);
+	count = vrnic_queue_count(&srq->queue);
+	if (count > n || READ_ONCE(srq->limit) > n) {
+		spin_unlock_irqrestore(&srq->lock, flags);
+		err = -EINVAL;
+		goto err_new;
+	}
+	cons = vrnic_queue_consumer(&srq->queue);
+	for (i = 0; i < count; i++)
+		memcpy(vrnic_queue_slot(&new, i),
+		       vrnic_queue_slot(&srq->queue, cons + i),
+		       vrnic_queue_elem_size(&srq->queue));
+	/* The copied WQEs are in place before the new ring shows them. */
+	smp_store_release(&new.buf->producer_index, count);
+	old = srq->queue;
+	srq->queue = new;
+	spin_unlock_irqrestore(&srq->lock, flags);
+	vrnic_queue_cleanup(&old);
+
+	/*
+	 * The SRQ has moved; a process that named a bad address for the
+	 * mmap info cannot find the new ring and has only itself to blame.
+	 */
+	if (udata && copy_to_user(u64_to_user_ptr(cmd.mmap_info_addr), &mi,
+				  sizeof(mi)))
+		return -EFAULT;
+	return 0;
+
+err_new:
+	vrnic_queue_cleanup(&new);
+	return err;
+}
+
 int vrnic_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 		     enum ib_srq_attr_mask mask, struct ib_udata *udata)
 {
@@ -93,16 +164,23 @@ int vrnic_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 	unsigned long flags;
 	int err;
 
-	/* Resizing is not offered (no IB_DEVICE_SRQ_RESIZE). */
-	if (mask & ~IB_SRQ_LIMIT)
-		return -EOPNOTSUPP;
-	err = vrnic_srq_check_attr(vdev, attr, mask, srq->queue.mask);
+	if (mask & ~(IB_SRQ_LIMIT | IB_SRQ_MAX_WR))
+		return -EINVAL;
+	err = vrnic_srq_check_attr(vdev, attr, mask,
+				   READ_ONCE(srq->queue.mask));
 	if (err)
 		return err;
 
-	spin_lock_irqsave(&srq->lock, flags);
-	srq->limit = attr->srq_limit;
-	spin_unlock_irqrestore(&srq->lock, flags);
+	if (mask & IB_SRQ_MAX_WR) {
+		err = vrnic_srq_resize(srq, attr->max_wr, udata);
+		if (err)
+			return err;
+	}
+	if (mask & IB_SRQ_LIMIT) {
+		spin_lock_irqsave(&srq->lock, flags);
+		srq->limit = attr->srq_limit;
+		spin_unlock_irqrestore(&srq->lock, flags);
+	}
 	return 0;
 }
 
@@ -110,7 +188,7 @@ int vrnic_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
 {
 	struct vrnic_srq *srq = to_vsrq(ibsrq);
 
-	attr->max_wr = srq->queue.mask;
+	attr->max_wr = READ_ONCE(srq->queue.mask);
 	attr->max_sge = srq->max_sge;
 	attr->srq_limit = READ_ONCE(srq->limit);
 	return 0;

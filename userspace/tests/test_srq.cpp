@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Shared receive queue: two RC QPs draw their receives from one SRQ, and the
- * SRQ limit raises IBV_EVENT_SRQ_LIMIT_REACHED once it is crossed.
+ * SRQ limit raises IBV_EVENT_SRQ_LIMIT_REACHED once it is crossed; resizing
+ * (ibv_modify_srq with IBV_SRQ_MAX_WR) keeps the receives posted before it.
  */
 
 #include "fixture.hpp"
@@ -112,6 +113,162 @@ TEST_F(SrqTest, SharedByTwoRcQpsWithLimitEvent)
 	EXPECT_TRUE(matches_pattern(rbuf->data() + used * kSlot,
 				    (kSlots - used) * kSlot, kGuardSeed,
 				    used * kSlot));
+}
+
+
+/*
+ * Resizing: the SRQ and one receiving RC QP on the remote side, a sender on
+ * the local one.
+ */
+class SrqResizeTest : public VerbsTest {
+protected:
+	static constexpr size_t kSlot = 2048;
+	static constexpr size_t kMsg = 1500;	/* two packets at MTU 1024 */
+
+	void SetUp() override
+	{
+		VerbsTest::SetUp();
+		if (IsSkipped() || HasFatalFailure())
+			return;
+		if (!(peer_dev_attr_.device_cap_flags & IBV_DEVICE_SRQ_RESIZE))
+			VRNIC_SKIP_OR_FAIL(cfg().remote(),
+					   cfg().remote().device
+						   << " does not offer SRQ resizing");
+	}
+
+	/* The SRQ with @max_wr receives, a receiver on it, a sender. */
+	void build(uint32_t max_wr, uint32_t slots)
+	{
+		srq_ = std::make_shared<verbs::Srq>(pd(Side::remote), max_wr, 1);
+		rcq_ = make_cq(256, Side::remote);
+		verbs::QpCaps caps;
+
+		tx_ = make_endpoint(IBV_QPT_RC, caps);
+		rx_ = make_remote_endpoint(IBV_QPT_RC, caps, {}, rcq_, srq_);
+		connect(tx_, rx_);
+		rbuf_ = make_remote_mr(slots * kSlot);
+		fill_pattern(rbuf_->data(), rbuf_->length(), kGuardSeed);
+		src_ = make_mr(kMsg, IBV_ACCESS_LOCAL_WRITE);
+	}
+
+	/* A receive for slot @k, wr_id @k. */
+	void post(uint32_t k)
+	{
+		ibv_sge s = verbs::sge(*rbuf_, k * kSlot, kSlot);
+		ibv_recv_wr wr{};
+
+		wr.wr_id = k;
+		wr.sg_list = &s;
+		wr.num_sge = 1;
+		verbs::post_srq_recv(*srq_, wr);
+	}
+
+	/* ibv_modify_srq(IBV_SRQ_MAX_WR): its errno, 0 on success. */
+	int resize(uint32_t max_wr)
+	{
+		ibv_srq_attr attr{};
+
+		attr.max_wr = max_wr;
+		return ibv_modify_srq(srq_->get(), &attr, IBV_SRQ_MAX_WR);
+	}
+
+	/*
+	 * Message @k lands in the receive posted @k-th, whole, at its slot:
+	 * receives are taken in posting order (IBA 10.2.9).
+	 */
+	void send_and_expect(uint32_t k)
+	{
+		SCOPED_TRACE("message " + std::to_string(k));
+		ibv_sge s = verbs::sge(*src_, 0, kMsg);
+		ibv_send_wr wr{};
+
+		fill_pattern(src_->data(), kMsg, 0x6a00 + k);
+		wr.wr_id = 100 + k;
+		wr.sg_list = &s;
+		wr.num_sge = 1;
+		wr.opcode = IBV_WR_SEND;
+		wr.send_flags = IBV_SEND_SIGNALED;
+		verbs::post_send(*tx_.qp, wr);
+		ASSERT_TRUE(wc_ok(poll_one(*tx_.send_cq, "SEND"), IBV_WC_SEND,
+				  100 + k));
+		ibv_wc rwc = poll_one(*rcq_, "RECV through the SRQ");
+		ASSERT_TRUE(wc_ok(rwc, IBV_WC_RECV, k));
+		EXPECT_EQ(rwc.byte_len, kMsg);
+		EXPECT_TRUE(matches_pattern(rbuf_->data() + k * kSlot, kMsg,
+					    0x6a00 + k));
+	}
+
+	std::shared_ptr<verbs::Srq> srq_;
+	std::shared_ptr<verbs::Cq> rcq_;
+	Endpoint tx_, rx_;
+	std::shared_ptr<verbs::Mr> rbuf_, src_;
+};
+
+/* Growing moves the posted receives to the new ring, in order. */
+TEST_F(SrqResizeTest, GrowKeepsPostedReceivesInOrder)
+{
+	constexpr uint32_t kBefore = 3, kAfter = 40;
+
+	build(4, kBefore + kAfter);
+	for (uint32_t k = 0; k < kBefore; k++)
+		post(k);
+	const uint32_t old_max = srq_->query().max_wr;
+
+	ASSERT_EQ(resize(64), 0) << "ibv_modify_srq(IBV_SRQ_MAX_WR 64)";
+	const uint32_t new_max = srq_->query().max_wr;
+
+	EXPECT_GE(new_max, 64u);
+	EXPECT_GT(new_max, old_max);
+	/* More receives than the old ring could hold: the new ring is mapped. */
+	for (uint32_t k = kBefore; k < kBefore + kAfter; k++)
+		post(k);
+	for (uint32_t k = 0; k < kBefore + kAfter; k++) {
+		send_and_expect(k);
+		if (HasFatalFailure())
+			return;
+	}
+	const uint32_t used = kBefore + kAfter;
+
+	EXPECT_TRUE(matches_pattern(rbuf_->data() + used * kSlot - kSlot + kMsg,
+				    kSlot - kMsg, kGuardSeed,
+				    used * kSlot - kSlot + kMsg))
+		<< "bytes past the last message were written";
+}
+
+/*
+ * Shrinking to fewer slots than receives are waiting is refused with
+ * EINVAL and leaves the SRQ as it was; shrinking to room for
+ * them moves them along; a size above max_srq_wr is EINVAL.
+ */
+TEST_F(SrqResizeTest, ShrinkBelowPostedRefusedAboveKeeps)
+{
+	build(64, 8);
+	for (uint32_t k = 0; k < 6; k++)
+		post(k);
+	const uint32_t before = srq_->query().max_wr;
+
+	EXPECT_EQ(resize(2), EINVAL) << "6 receives wait; 2 slots cannot hold them";
+	EXPECT_EQ(srq_->query().max_wr, before) << "a refused resize changed the SRQ";
+	EXPECT_EQ(resize(peer_dev_attr_.max_srq_wr + 1), EINVAL)
+		<< "max_wr above the device's max_srq_wr " << peer_dev_attr_.max_srq_wr;
+	EXPECT_EQ(srq_->query().max_wr, before);
+
+	ASSERT_EQ(resize(7), 0) << "ibv_modify_srq(IBV_SRQ_MAX_WR 7) with 6 waiting";
+	EXPECT_GE(srq_->query().max_wr, 7u);
+	EXPECT_LT(srq_->query().max_wr, before);
+	for (uint32_t k = 0; k < 6; k++) {
+		send_and_expect(k);
+		if (HasFatalFailure())
+			return;
+	}
+	/* The shrunk ring takes new receives. */
+	post(6);
+	post(7);
+	for (uint32_t k = 6; k < 8; k++) {
+		send_and_expect(k);
+		if (HasFatalFailure())
+			return;
+	}
 }
 
 } // namespace
