@@ -12,6 +12,7 @@
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
+#include "obj/vrnic_mcg.h"
 #include "probe/vrnic_fault.h"
 #include "hw/model.h"
 
@@ -98,6 +99,7 @@ enum vrnic_counter {
  * @ahs:	AH number -> struct vrnic_ah; user UD WQEs name AHs by number
  * @mrs:	key index -> struct vrnic_mr (the MPT)
  * @mws:	key index -> struct vrnic_mw, indices from VRNIC_MIN_MW_INDEX
+ * @mcgs:	multicast groups and the UD QPs attached (obj/vrnic_mcg.c)
  * @atomic_lock: serialises atomic operations on host memory (IBA 9.4.5:
  *		atomics are atomic with respect to each other on one HCA)
  * @cnt:	the counters
@@ -124,6 +126,7 @@ struct vrnic_dev {
 	u32			next_mr;
 	struct xarray		mws;
 	u32			next_mw;
+	struct vrnic_mcgs	mcgs;
 
 	spinlock_t		atomic_lock;	/* atomics on host memory */
 	atomic64_t		cnt[VRNIC_CNT_COUNT];

@@ -220,6 +220,7 @@ static const struct ib_device_ops vrnic_dev_ops = {
 	.alloc_mw = vrnic_alloc_mw,
 	.alloc_pd = vrnic_alloc_pd,
 	.alloc_ucontext = vrnic_alloc_ucontext,
+	.attach_mcast = vrnic_attach_mcast,
 	.create_ah = vrnic_create_ah,
 	.create_cq = vrnic_create_cq,
 	.create_qp = vrnic_create_qp,
@@ -235,6 +236,7 @@ static const struct ib_device_ops vrnic_dev_ops = {
 	.destroy_cq = vrnic_destroy_cq,
 	.destroy_qp = vrnic_destroy_qp,
 	.destroy_srq = vrnic_destroy_srq,
+	.detach_mcast = vrnic_detach_mcast,
 	.device_group = &vrnic_model_group,
 	.fill_res_cq_entry = vrnic_fill_res_cq_entry,
 	.fill_res_mr_entry = vrnic_fill_res_mr_entry,
@@ -301,6 +303,9 @@ static void vrnic_init_attr(struct vrnic_dev *vdev)
 	a->max_res_rd_atom = 0x10000;
 	a->atomic_cap = IB_ATOMIC_HCA;
 	a->max_ah = VRNIC_MAX_AH;
+	a->max_mcast_grp = VRNIC_MAX_MCAST_GRP;
+	a->max_mcast_qp_attach = VRNIC_MAX_MCAST_QP_ATTACH;
+	a->max_total_mcast_qp_attach = VRNIC_MAX_TOTAL_MCAST_QP_ATTACH;
 	a->max_srq = VRNIC_MAX_SRQN - VRNIC_MIN_SRQN;
 	a->max_srq_wr = VRNIC_MAX_SRQ_WR;
 	a->max_srq_sge = VRNIC_MAX_SRQ_SGE;
@@ -349,6 +354,7 @@ int vrnic_register(struct vrnic_dev *vdev, const char *name)
 	lockdep_set_class(&vdev->ahs.xa_lock, &vrnic_ah_lock_key);
 	xa_init_flags(&vdev->mrs, XA_FLAGS_ALLOC1);
 	xa_init_flags(&vdev->mws, XA_FLAGS_ALLOC);
+	vrnic_mcgs_init(&vdev->mcgs);
 	vdev->dma_dev = vrnic_find_dma_dev(vdev->ndev);
 	vrnic_init_attr(vdev);
 
@@ -381,6 +387,7 @@ static void vrnic_dealloc_driver(struct ib_device *ibdev)
 	WARN_ON(!xa_empty(&vdev->qps));
 	WARN_ON(!xa_empty(&vdev->mrs));
 	WARN_ON(!xa_empty(&vdev->mws));
+	vrnic_mcgs_fini(vdev);
 	xa_destroy(&vdev->qps);
 	xa_destroy(&vdev->srqs);
 	xa_destroy(&vdev->ahs);

@@ -14,6 +14,7 @@
 #include "exec/vrnic_exec.h"
 #include "exec/vrnic_recv.h"
 #include "mem/vrnic_mem.h"
+#include "obj/vrnic_mcg.h"
 #include "obj/vrnic_qp_obj.h"
 #include "probe/vrnic_mutate.h"
 #include "wire/vrnic_icrc.h"
@@ -74,6 +75,78 @@ static int vrnic_recv_check_qp(struct vrnic_qp *qp, const struct sk_buff *skb,
 	return -1;
 }
 
+/* The parsed headers into the packet's control block. */
+static void vrnic_recv_fill(struct sk_buff *skb, const struct vrnic_pkt_hdrs *h)
+{
+	struct vrnic_pkt *pkt = vrnic_pkt(skb);
+
+	pkt->opcode = h->opcode;
+	pkt->flags = h->info->flags;
+	pkt->psn = vrnic_bth_psn(h->bth);
+	pkt->hdr_len = h->hdr_len;
+	pkt->paylen = h->payload_len;
+}
+
+/* The destination address of @skb as a GID (IPv4-mapped for IPv4). */
+static void vrnic_recv_dgid(const struct sk_buff *skb, union ib_gid *gid)
+{
+	if (ip_hdr(skb)->version == 4)
+		ipv6_addr_set_v4mapped(ip_hdr(skb)->daddr,
+				       (struct in6_addr *)gid->raw);
+	else
+		memcpy(gid->raw, &ipv6_hdr(skb)->daddr, sizeof(gid->raw));
+}
+
+/*
+ * A datagram to a multicast group (destination QP 0xFFFFFF, IBA 10.5):
+ * a copy for each QP attached to the group of its destination address
+ * that may take it, each checked as a unicast datagram is.
+ */
+static void vrnic_recv_mcast(struct vrnic_dev *vdev, struct sk_buff *skb,
+			     const struct vrnic_pkt_hdrs *h)
+{
+	u32 qpns[VRNIC_MAX_MCAST_QP_ATTACH];
+	unsigned int n, i;
+	union ib_gid mgid;
+	struct sk_buff *c;
+	struct vrnic_qp *qp;
+	int drop;
+
+	if (!h->deth) {
+		/* Only datagrams go to a group. */
+		vrnic_count(vdev, VRNIC_CNT_RX_DROP_MALFORMED);
+		goto out;
+	}
+	vrnic_recv_dgid(skb, &mgid);
+	n = vrnic_mcg_qpns(vdev, &mgid, qpns, ARRAY_SIZE(qpns));
+	if (!n) {
+		vrnic_count(vdev, VRNIC_CNT_RX_DROP_NO_QP);
+		goto out;
+	}
+	vrnic_recv_fill(skb, h);
+	for (i = 0; i < n; i++) {
+		qp = vrnic_qp_get(vdev, qpns[i]);
+		if (!qp)
+			continue;	/* destroyed meanwhile */
+		drop = vrnic_recv_check_qp(qp, skb, h);
+		if (drop >= 0) {
+			vrnic_count(vdev, drop);
+			vrnic_qp_put(qp);
+			continue;
+		}
+		c = skb_clone(skb, GFP_ATOMIC);
+		if (c) {
+			vrnic_qpc_access(vdev, qpns[i]);
+			vrnic_qp_rx(qp, c);
+		} else {
+			vrnic_count(vdev, VRNIC_CNT_RX_DROP_BUSY);
+		}
+		vrnic_qp_put(qp);
+	}
+out:
+	consume_skb(skb);
+}
+
 /**
  * vrnic_recv - take one received packet
  * @vdev:	the device whose netdev received it
@@ -85,7 +158,6 @@ static int vrnic_recv_check_qp(struct vrnic_qp *qp, const struct sk_buff *skb,
 void vrnic_recv(struct vrnic_dev *vdev, struct sk_buff *skb)
 {
 	struct vrnic_pkt_hdrs h;
-	struct vrnic_pkt *pkt;
 	struct vrnic_qp *qp;
 	int drop;
 	u32 qpn;
@@ -103,6 +175,10 @@ void vrnic_recv(struct vrnic_dev *vdev, struct sk_buff *skb)
 		goto malformed;
 
 	qpn = vrnic_bth_qpn(h.bth);
+	if (qpn == IB_MULTICAST_QPN) {
+		vrnic_recv_mcast(vdev, skb, &h);
+		return;
+	}
 	qp = vrnic_qp_get(vdev, qpn);
 	if (!qp) {
 		vrnic_count(vdev, VRNIC_CNT_RX_DROP_NO_QP);
@@ -114,12 +190,7 @@ void vrnic_recv(struct vrnic_dev *vdev, struct sk_buff *skb)
 		goto drop_qp;
 	}
 
-	pkt = vrnic_pkt(skb);
-	pkt->opcode = h.opcode;
-	pkt->flags = h.info->flags;
-	pkt->psn = vrnic_bth_psn(h.bth);
-	pkt->hdr_len = h.hdr_len;
-	pkt->paylen = h.payload_len;
+	vrnic_recv_fill(skb, &h);
 	vrnic_qpc_access(vdev, qpn);
 	vrnic_qp_rx(qp, skb);
 	vrnic_qp_put(qp);

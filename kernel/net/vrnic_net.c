@@ -169,6 +169,22 @@ static struct socket *vrnic_sock_create(struct net *net, bool ipv6)
 	if (err)
 		return ERR_PTR(err);
 	setup_udp_tunnel_sock(net, sock, &tcfg);
+	if (!ipv6) {
+		int one = 1;
+
+		/*
+		 * setup_udp_tunnel_sock() turns IPv4 multicast loopback off.
+		 * A NIC hands a group's datagrams to its own attached QPs too
+		 * (obj/vrnic_mcg.c), and the stack loops a copy back to local
+		 * members only with it on.  (IPv6 keeps its default, on.)
+		 */
+		err = sock->ops->setsockopt(sock, SOL_IP, IP_MULTICAST_LOOP,
+					    KERNEL_SOCKPTR(&one), sizeof(one));
+		if (err) {
+			udp_tunnel_sock_release(sock);
+			return ERR_PTR(err);
+		}
+	}
 	return sock;
 }
 

@@ -489,5 +489,168 @@ TEST_F(VerbsTest, UdChainOfLocalDeliveries)
 	}
 }
 
+/*
+ * Multicast (IBA 10.5): UD QPs attached to a group each receive a copy of
+ * a datagram sent to the group's GID with destination QP 0xFFFFFF; a QP
+ * detached no longer does.  The group is IPv4 (239.255.42.7) when the
+ * GIDs are IPv4-mapped, else IPv6 (ff0e::42:7).
+ */
+class UdMulticastTest : public UdTest {
+protected:
+	static constexpr uint32_t kMcastQpn = 0xffffff;
+
+	ibv_gid group() const
+	{
+		ibv_gid g{};
+
+		if (dev(Side::remote).has_ipv4) {
+			g.raw[10] = 0xff;
+			g.raw[11] = 0xff;
+			g.raw[12] = 239;
+			g.raw[13] = 255;
+			g.raw[14] = 42;
+			g.raw[15] = 7;
+		} else {
+			g.raw[0] = 0xff;
+			g.raw[1] = 0x0e;
+			g.raw[13] = 0x42;
+			g.raw[15] = 7;
+		}
+		return g;
+	}
+
+	/* A receive of @size (GRH first) on @qp, guard pattern around. */
+	std::shared_ptr<Mr> recv_on(const verbs::Qp &qp, size_t size,
+				    uint64_t wr_id)
+	{
+		auto mr = make_remote_mr(kGrhSize + size + kGuard);
+		ibv_sge s = verbs::sge(*mr, 0,
+				       static_cast<uint32_t>(mr->length()));
+		ibv_recv_wr wr{};
+
+		fill_pattern(mr->data(), mr->length(), kGuardSeed);
+		wr.wr_id = wr_id;
+		wr.sg_list = &s;
+		wr.num_sge = 1;
+		verbs::post_recv(qp, wr);
+		return mr;
+	}
+
+	/* One datagram of @size pattern bytes (@seed) from a_ to the group. */
+	void send_to_group(size_t size, uint32_t seed, uint64_t wr_id)
+	{
+		ibv_ah_attr attr = ah_attr(Side::local, Side::remote);
+
+		attr.grh.dgid = group();
+		auto ah = std::make_shared<verbs::Ah>(pd_, attr);
+		auto src = make_mr(size, IBV_ACCESS_LOCAL_WRITE);
+		ibv_sge s = verbs::sge(*src, 0, static_cast<uint32_t>(size));
+		ibv_send_wr wr{};
+
+		fill_pattern(src->data(), size, seed);
+		wr.wr_id = wr_id;
+		wr.sg_list = &s;
+		wr.num_sge = 1;
+		wr.opcode = IBV_WR_SEND;
+		wr.send_flags = IBV_SEND_SIGNALED;
+		wr.wr.ud.ah = ah->get();
+		wr.wr.ud.remote_qpn = kMcastQpn;
+		wr.wr.ud.remote_qkey = kQkey;
+		verbs::post_send(*a_.qp, wr);
+		EXPECT_TRUE(wc_ok(poll_one(*a_.send_cq, "multicast SEND"),
+				  IBV_WC_SEND, wr_id));
+	}
+
+	/* @e's copy: whole, from a_, its GRH naming the group. */
+	void expect_copy(const Endpoint &e, const Mr &dst, size_t size,
+			 uint32_t seed, uint64_t recv_id, const char *who)
+	{
+		SCOPED_TRACE(who);
+		ibv_wc wc = poll_one(*e.recv_cq, "multicast RECV");
+
+		ASSERT_TRUE(wc_ok(wc, IBV_WC_RECV, recv_id));
+		EXPECT_EQ(wc.byte_len, kGrhSize + size);
+		EXPECT_EQ(wc.src_qp, a_.qp->num());
+		EXPECT_EQ(wc.qp_num, e.qp->num());
+		EXPECT_TRUE(wc.wc_flags & IBV_WC_GRH) << describe(wc);
+		const ibv_gid g = group();
+		const uint8_t *grh = dst.data();
+
+		if (dev(Side::remote).has_ipv4)
+			EXPECT_EQ(std::memcmp(grh + 20 + 16, g.raw + 12, 4), 0)
+				<< "the GRH's IPv4 destination is the group";
+		else
+			EXPECT_EQ(std::memcmp(grh + 24, g.raw, 16), 0)
+				<< "the GRH's destination GID is the group";
+		EXPECT_TRUE(matches_pattern(dst.data() + kGrhSize, size, seed))
+			<< "payload after the GRH";
+		EXPECT_TRUE(matches_pattern(dst.data() + kGrhSize + size,
+					    kGuard, kGuardSeed,
+					    kGrhSize + size))
+			<< "bytes past the message were written";
+	}
+};
+
+TEST_F(UdMulticastTest, AttachedQpsEachGetACopyDetachedDoesNot)
+{
+	constexpr size_t kSize = 200;
+	Endpoint c = make_remote_endpoint(IBV_QPT_UD);
+	ibv_gid g = group();
+
+	ud_to_rts(*c.qp, Side::remote);
+	if (peer_dev_attr_.max_mcast_grp <= 0)
+		VRNIC_SKIP_OR_FAIL(cfg().remote(), cfg().remote().device
+				   << " reports max_mcast_grp 0");
+	ASSERT_EQ(ibv_attach_mcast(b_.qp->get(), &g, 0), 0) << "attach b";
+	ASSERT_EQ(ibv_attach_mcast(c.qp->get(), &g, 0), 0) << "attach c";
+	EXPECT_EQ(ibv_attach_mcast(c.qp->get(), &g, 0), 0)
+		<< "attaching twice is no error";
+
+	auto db = recv_on(*b_.qp, kSize, 21);
+	auto dc = recv_on(*c.qp, kSize, 31);
+
+	send_to_group(kSize, 0x7100, 1);
+	expect_copy(b_, *db, kSize, 0x7100, 21, "b, attached");
+	expect_copy(c, *dc, kSize, 0x7100, 31, "c, attached");
+	EXPECT_FALSE(try_poll(*b_.recv_cq, cfg().quiet)) << "b got two copies";
+	EXPECT_FALSE(try_poll(*c.recv_cq, cfg().quiet)) << "c got two copies";
+
+	/* c leaves: the next datagram reaches b only. */
+	ASSERT_EQ(ibv_detach_mcast(c.qp->get(), &g, 0), 0) << "detach c";
+	EXPECT_EQ(ibv_detach_mcast(c.qp->get(), &g, 0), EINVAL)
+		<< "detaching a QP not attached";
+	db = recv_on(*b_.qp, kSize, 22);
+	dc = recv_on(*c.qp, kSize, 32);
+	send_to_group(kSize, 0x7200, 2);
+	expect_copy(b_, *db, kSize, 0x7200, 22, "b, still attached");
+	auto late = try_poll(*c.recv_cq, cfg().quiet);
+	EXPECT_FALSE(late) << "c received after leaving the group: "
+			   << (late ? describe(*late) : std::string());
+	EXPECT_TRUE(matches_pattern(dc->data(), dc->length(), kGuardSeed))
+		<< "c's receive buffer was written after it left";
+
+	/* The last QP out leaves the group; a datagram then reaches none. */
+	ASSERT_EQ(ibv_detach_mcast(b_.qp->get(), &g, 0), 0) << "detach b";
+	send_to_group(kSize, 0x7300, 3);
+	late = try_poll(*b_.recv_cq, cfg().quiet);
+	EXPECT_FALSE(late) << "b received after the group was left: "
+			   << (late ? describe(*late) : std::string());
+}
+
+/* Only UD QPs join groups, and only multicast GIDs are groups. */
+TEST_F(UdMulticastTest, AttachRefusesRcQpAndUnicastGid)
+{
+	ibv_gid g = group();
+	ibv_gid unicast = dev(Side::remote).gid;
+	QpPair rc = make_pair(IBV_QPT_RC);
+
+	EXPECT_EQ(ibv_attach_mcast(rc.b.qp->get(), &g, 0), EINVAL)
+		<< "an RC QP attached to a group";
+	EXPECT_EQ(ibv_attach_mcast(b_.qp->get(), &unicast, 0), EINVAL)
+		<< "a unicast GID taken as a group";
+	EXPECT_EQ(ibv_detach_mcast(b_.qp->get(), &g, 0), EINVAL)
+		<< "detach from a group never joined";
+}
+
 } // namespace
 } // namespace vrnic::test
