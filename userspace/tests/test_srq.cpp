@@ -10,6 +10,57 @@
 namespace vrnic::test {
 namespace {
 
+/* A receive on @srq for slot @k of @rbuf (@slot bytes each), wr_id @k. */
+void post_slot(const verbs::Srq &srq, const verbs::Mr &rbuf, size_t slot,
+	       uint32_t k)
+{
+	ibv_sge s = verbs::sge(rbuf, k * slot, static_cast<uint32_t>(slot));
+	ibv_recv_wr wr{};
+
+	wr.wr_id = k;
+	wr.sg_list = &s;
+	wr.num_sge = 1;
+	verbs::post_srq_recv(srq, wr);
+}
+
+/*
+ * Message @k: @len pattern bytes (seed @seed + @k) in @src, sent by @tx as
+ * wr 100 + @k; both completions seen.  The receive must be wr_id @k (the
+ * SRQ's receives are taken in posting order, IBA 10.2.9) and land whole
+ * at slot @k of @rbuf (@slot bytes each).  The receive completion goes to
+ * @rwc; returns whether it came as it must.
+ */
+::testing::AssertionResult send_to_slot(const Endpoint &tx, const verbs::Mr &src,
+					const verbs::Cq &rcq, const verbs::Mr &rbuf,
+					size_t slot, size_t len, uint32_t k,
+					uint32_t seed, ibv_wc &rwc)
+{
+	ibv_sge s = verbs::sge(src, 0, static_cast<uint32_t>(len));
+	ibv_send_wr wr{};
+
+	fill_pattern(src.data(), len, seed + k);
+	wr.wr_id = 100 + k;
+	wr.sg_list = &s;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_SEND;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	verbs::post_send(*tx.qp, wr);
+	auto sent = wc_ok(poll_one(*tx.send_cq, "SEND"), IBV_WC_SEND, 100 + k);
+	if (!sent)
+		return sent;
+	rwc = poll_one(rcq, "RECV through the SRQ");
+	auto got = wc_ok(rwc, IBV_WC_RECV, k);
+	if (!got)
+		return got;
+	if (rwc.byte_len != len)
+		return ::testing::AssertionFailure()
+		       << "byte_len " << rwc.byte_len << ", sent " << len;
+	if (!matches_pattern(rbuf.data() + k * slot, len, seed + k))
+		return ::testing::AssertionFailure()
+		       << "message " << k << " did not land whole at slot " << k;
+	return ::testing::AssertionSuccess();
+}
+
 class SrqTest : public VerbsTest {};
 
 TEST_F(SrqTest, SharedByTwoRcQpsWithLimitEvent)
@@ -37,15 +88,8 @@ TEST_F(SrqTest, SharedByTwoRcQpsWithLimitEvent)
 
 	auto rbuf = make_remote_mr(kSlots * kSlot);
 	fill_pattern(rbuf->data(), rbuf->length(), kGuardSeed);
-	for (uint32_t i = 0; i < kSlots; i++) {
-		ibv_sge s = verbs::sge(*rbuf, i * kSlot, kSlot);
-		ibv_recv_wr wr{};
-
-		wr.wr_id = i;
-		wr.sg_list = &s;
-		wr.num_sge = 1;
-		verbs::post_srq_recv(*srq, wr);
-	}
+	for (uint32_t i = 0; i < kSlots; i++)
+		post_slot(*srq, *rbuf, kSlot, i);
 
 	ibv_srq_attr arm{};
 	arm.srq_limit = kLimit;
@@ -63,25 +107,11 @@ TEST_F(SrqTest, SharedByTwoRcQpsWithLimitEvent)
 		SCOPED_TRACE("message " + std::to_string(k));
 		const Endpoint &tx = (k % 2) ? a2 : a1;
 		const Endpoint &rx = (k % 2) ? b2 : b1;
-		ibv_sge s = verbs::sge(*src, 0, kMsg);
-		ibv_send_wr wr{};
+		ibv_wc rwc{};
 
-		fill_pattern(src->data(), kMsg, 0x5400 + k);
-		wr.wr_id = 100 + k;
-		wr.sg_list = &s;
-		wr.num_sge = 1;
-		wr.opcode = IBV_WR_SEND;
-		wr.send_flags = IBV_SEND_SIGNALED;
-		verbs::post_send(*tx.qp, wr);
-
-		ASSERT_TRUE(wc_ok(poll_one(*tx.send_cq, "SEND"), IBV_WC_SEND,
-				  100 + k));
-		ibv_wc rwc = poll_one(*rcq, "RECV through the SRQ");
-		ASSERT_TRUE(wc_ok(rwc, IBV_WC_RECV, k));
+		ASSERT_TRUE(send_to_slot(tx, *src, *rcq, *rbuf, kSlot, kMsg, k,
+					 0x5400, rwc));
 		EXPECT_EQ(rwc.qp_num, rx.qp->num()) << "delivered to the wrong QP";
-		EXPECT_EQ(rwc.byte_len, kMsg);
-		EXPECT_TRUE(matches_pattern(rbuf->data() + k * kSlot, kMsg,
-					    0x5400 + k));
 
 		const uint32_t left = kSlots - (k + 1);
 
@@ -152,16 +182,7 @@ protected:
 	}
 
 	/* A receive for slot @k, wr_id @k. */
-	void post(uint32_t k)
-	{
-		ibv_sge s = verbs::sge(*rbuf_, k * kSlot, kSlot);
-		ibv_recv_wr wr{};
-
-		wr.wr_id = k;
-		wr.sg_list = &s;
-		wr.num_sge = 1;
-		verbs::post_srq_recv(*srq_, wr);
-	}
+	void post(uint32_t k) { post_slot(*srq_, *rbuf_, kSlot, k); }
 
 	/* ibv_modify_srq(IBV_SRQ_MAX_WR): its errno, 0 on success. */
 	int resize(uint32_t max_wr)
@@ -172,30 +193,14 @@ protected:
 		return ibv_modify_srq(srq_->get(), &attr, IBV_SRQ_MAX_WR);
 	}
 
-	/*
-	 * Message @k lands in the receive posted @k-th, whole, at its slot:
-	 * receives are taken in posting order (IBA 10.2.9).
-	 */
+	/* Message @k lands in the receive posted @k-th (send_to_slot()). */
 	void send_and_expect(uint32_t k)
 	{
 		SCOPED_TRACE("message " + std::to_string(k));
-		ibv_sge s = verbs::sge(*src_, 0, kMsg);
-		ibv_send_wr wr{};
+		ibv_wc rwc{};
 
-		fill_pattern(src_->data(), kMsg, 0x6a00 + k);
-		wr.wr_id = 100 + k;
-		wr.sg_list = &s;
-		wr.num_sge = 1;
-		wr.opcode = IBV_WR_SEND;
-		wr.send_flags = IBV_SEND_SIGNALED;
-		verbs::post_send(*tx_.qp, wr);
-		ASSERT_TRUE(wc_ok(poll_one(*tx_.send_cq, "SEND"), IBV_WC_SEND,
-				  100 + k));
-		ibv_wc rwc = poll_one(*rcq_, "RECV through the SRQ");
-		ASSERT_TRUE(wc_ok(rwc, IBV_WC_RECV, k));
-		EXPECT_EQ(rwc.byte_len, kMsg);
-		EXPECT_TRUE(matches_pattern(rbuf_->data() + k * kSlot, kMsg,
-					    0x6a00 + k));
+		ASSERT_TRUE(send_to_slot(tx_, *src_, *rcq_, *rbuf_, kSlot, kMsg,
+					 k, 0x6a00, rwc));
 	}
 
 	std::shared_ptr<verbs::Srq> srq_;

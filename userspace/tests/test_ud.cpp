@@ -35,10 +35,11 @@ protected:
 	}
 
 	/*
-	 * Receive buffer on b_'s side: GRH + size + guard, all guard pattern
-	 * at first.
+	 * Receive buffer on the remote side, posted to @qp (b_ by default):
+	 * GRH + size + guard, all guard pattern at first.
 	 */
-	std::shared_ptr<Mr> post_recv(size_t size, uint64_t wr_id)
+	std::shared_ptr<Mr> post_recv(size_t size, uint64_t wr_id,
+				      const verbs::Qp *qp = nullptr)
 	{
 		auto mr = make_remote_mr(kGrhSize + size + kGuard);
 		ibv_sge s = verbs::sge(*mr, 0,
@@ -49,7 +50,7 @@ protected:
 		wr.wr_id = wr_id;
 		wr.sg_list = &s;
 		wr.num_sge = 1;
-		verbs::post_recv(*b_.qp, wr);
+		verbs::post_recv(qp ? *qp : *b_.qp, wr);
 		return mr;
 	}
 
@@ -519,23 +520,6 @@ protected:
 		return g;
 	}
 
-	/* A receive of @size (GRH first) on @qp, guard pattern around. */
-	std::shared_ptr<Mr> recv_on(const verbs::Qp &qp, size_t size,
-				    uint64_t wr_id)
-	{
-		auto mr = make_remote_mr(kGrhSize + size + kGuard);
-		ibv_sge s = verbs::sge(*mr, 0,
-				       static_cast<uint32_t>(mr->length()));
-		ibv_recv_wr wr{};
-
-		fill_pattern(mr->data(), mr->length(), kGuardSeed);
-		wr.wr_id = wr_id;
-		wr.sg_list = &s;
-		wr.num_sge = 1;
-		verbs::post_recv(qp, wr);
-		return mr;
-	}
-
 	/* One datagram of @size pattern bytes (@seed) from a_ to the group. */
 	void send_to_group(size_t size, uint32_t seed, uint64_t wr_id)
 	{
@@ -606,8 +590,8 @@ TEST_F(UdMulticastTest, AttachedQpsEachGetACopyDetachedDoesNot)
 	EXPECT_EQ(ibv_attach_mcast(c.qp->get(), &g, 0), 0)
 		<< "attaching twice is no error";
 
-	auto db = recv_on(*b_.qp, kSize, 21);
-	auto dc = recv_on(*c.qp, kSize, 31);
+	auto db = post_recv(kSize, 21);
+	auto dc = post_recv(kSize, 31, c.qp.get());
 
 	send_to_group(kSize, 0x7100, 1);
 	expect_copy(b_, *db, kSize, 0x7100, 21, "b, attached");
@@ -619,8 +603,8 @@ TEST_F(UdMulticastTest, AttachedQpsEachGetACopyDetachedDoesNot)
 	ASSERT_EQ(ibv_detach_mcast(c.qp->get(), &g, 0), 0) << "detach c";
 	EXPECT_EQ(ibv_detach_mcast(c.qp->get(), &g, 0), EINVAL)
 		<< "detaching a QP not attached";
-	db = recv_on(*b_.qp, kSize, 22);
-	dc = recv_on(*c.qp, kSize, 32);
+	db = post_recv(kSize, 22);
+	dc = post_recv(kSize, 32, c.qp.get());
 	send_to_group(kSize, 0x7200, 2);
 	expect_copy(b_, *db, kSize, 0x7200, 22, "b, still attached");
 	auto late = try_poll(*c.recv_cq, cfg().quiet);
