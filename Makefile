@@ -16,7 +16,9 @@
 #   make dkms-source  stage the module source for DKMS in /usr/src/vrnic-VERSION
 #
 # KDIR defaults to the headers of the kernel Debian 12's linux-image-amd64
-# depends on; the host's running kernel is never the target.
+# depends on (6.1); the host's running kernel is never the target.  Debian
+# 12's 6.12 is supported too: make module KDIR=/usr/src/linux-headers-<the
+# ABI linux-image-6.12-amd64 depends on>-amd64 (kernel/vrnic_compat.h).
 
 KABI ?= $(shell apt-cache depends linux-image-amd64 2>/dev/null | \
 	sed -n 's/.*Depends: linux-image-\(.*\)-amd64$$/\1/p' | head -n1)

@@ -13,7 +13,9 @@
 #   check  what .ci/run runs: every kind of test, at smaller sizes than
 #          full (fewer QPs, packets and bytes; the debug kernel runs KUnit,
 #          conformance and netem in one boot, teardown and fuzz in
-#          another).  The debug kernel is built (or taken from the cache)
+#          another).  Debian 12's 6.12 kernel (stock612) builds the module
+#          (host/kbuild, with 6.1's) and runs conformance, smoke, interop
+#          with its rxe both ways and across 6.1/6.12 in three boots.  The debug kernel is built (or taken from the cache)
 #          while the stock kernel's steps run; then two lanes take the
 #          guest runs of both kernels from one queue (see "the guest
 #          runs" below).
@@ -87,6 +89,10 @@ declare -A budget_check=(
 	[stock/interop-vrnic-rxe]=300 [stock/interop-rxe-vrnic]=300
 	[stock/iommu-rxe]=120 [stock/iommu-vrnic]=240
 	[stock/conformance-vrnic]=240 [stock/smoke-vrnic]=300
+	[host/kbuild]=480 [stock612/one]=400 [stock612/two]=300 [stock612/cross]=300
+	[stock612/conformance]=150 [stock612/conformance-rxe]=240
+	[stock612/smoke]=120 [stock612/interop-vrnic-rxe]=120
+	[stock612/interop-rxe-vrnic]=120
 	[debug/one-a]=1500 [debug/one-b]=2400 [debug/quick]=700 [debug/kunit]=400 [debug/conformance]=500
 	[debug/conformance-veth]=500 [debug/wire]=1200 [debug/conformance-wire]=900
 	[debug/teardown]=1200 [debug/netem]=900 [debug/fuzz]=900
@@ -129,6 +135,10 @@ timed() {
 # --- build ----------------------------------------------------------------
 abi=$(stock_abi)
 stock_kdir=/usr/src/linux-headers-$abi-amd64
+# Debian 12's other kernel, 6.12 (README.md, "Kernels"): the host build
+# test builds against it, the stock612 jobs boot it.
+abi612=$(stock_abi stock612)
+stock612_kdir=/usr/src/linux-headers-$abi612-amd64
 
 # The debug kernel takes longest to make: in check and full it is built
 # (or found in the cache) in the background from the start, while the
@@ -194,8 +204,15 @@ kmod_build() {
 	# The stock module is the one build/module-stock made: the same make
 	# line against the same headers, copied with kernel/ above (building
 	# it again in the copy took 30 s of the stock lane's start).
+	local k612=$REPO_DIR/build/kmod/kbuild/$abi612-amd64/vrnic
 	if [ "$fl" = stock ] && [ "$stock_ko_built" = 1 ] && [ -f "$d/vrnic/rdma_vrnic.ko" ]; then
 		echo "vrnic: kernel/rdma_vrnic.ko of build/module-stock" >>"$out/kmod-$fl.log"
+	elif [ "$fl" = stock612 ] && [ -f "$k612/rdma_vrnic.ko" ]; then
+		# host/kbuild's build against the same headers (W=1 changes
+		# warnings, not code).
+		rm -rf "$d/vrnic" && cp -r "$k612" "$d/vrnic"
+		echo "vrnic: $k612/rdma_vrnic.ko of host/kbuild" >>"$out/kmod-$fl.log"
+		return 0
 	else
 		make -j"$(nproc)" -C "$kdir" M="$d/vrnic" CONFIG_RDMA_VRNIC=m "${kcf[@]}" modules \
 			>>"$out/kmod-$fl.log" 2>&1 || return 1
@@ -289,6 +306,18 @@ if want == 0 or n != want:
 PY
 }
 timed host/ctest host_ctest
+# kernel/ against both kernels vrnic supports, W=1, warnings failing it,
+# the KUnit sources too (tools/testbed/tests/host/kbuild-test.sh); its
+# 6.12 module is the one the stock612 guests load.  In the stock lane
+# (stock612_modules), where the other lane takes jobs meanwhile.
+host_kbuild() {
+	tools/testbed/tests/host/kbuild-test.sh --out "$REPO_DIR/build/kmod/kbuild" \
+		"$stock_kdir" "$stock612_kdir" >"$out/host-kbuild.log" 2>&1
+	grep -E '^(PASS|FAIL|SKIP) ' "$out/host-kbuild.log" >>"$results"
+	grep '^FAIL' "$out/host-kbuild.log" | sed 's/^/  /'
+	grep -q '^PASS host/kbuild/catches-a-warning' "$out/host-kbuild.log" ||
+		record FAIL host/kbuild "see $out/host-kbuild.log"
+}
 
 # --- guest suites -----------------------------------------------------------
 # guest NAME RUN.SH-ARGS...: one testbed run; its per-test results count, and
@@ -561,6 +590,7 @@ size() { [ "$tier" = full ] || printf -- '--env\n%s\n' "$@"; }
 # job whose modules failed to build is dropped (the build's FAIL is in
 # the results).
 stock_kenv=(--kernel stock --env "VRNIC_KMOD=$REPO_DIR/build/kmod/stock/vrnic")
+stock612_kenv=(--kernel stock612 --env "VRNIC_KMOD=$REPO_DIR/build/kmod/stock612/vrnic")
 qdir=$out/queue
 mkdir -p "$qdir"
 if [ "$tier" = quick ]; then
@@ -568,10 +598,11 @@ if [ "$tier" = quick ]; then
 elif [ "$tier" = full ]; then
 	printf '%s\n' "stock one-a" "stock one-b" "stock two" "stock rxe" "stock netem-soak" "stock smoke-rxe" \
 		"stock iommu-vrnic" "stock iommu-rxe" "stock log-scan-catches-warn" \
-		"debug one-b" "debug one-a" "debug wire" "debug two" "debug nvmeof" "stock wire" "stock two-smp2" >"$qdir/jobs"
+		"debug one-b" "debug one-a" "debug wire" "debug two" "debug nvmeof" "stock wire" "stock two-smp2" \
+		"stock612 one" "stock612 two" "stock612 cross" >"$qdir/jobs"
 else
 	printf '%s\n' "debug one-b" "debug one-a" "stock one-a" "stock one-b" "debug wire" "stock wire" "stock two" "stock two-smp2" "stock rxe" \
-		"stock iommu-vrnic" "stock iommu-rxe" "stock log-scan-catches-warn" >"$qdir/jobs"
+		"stock612 one" "stock612 two" "stock612 cross" "stock iommu-vrnic" "stock iommu-rxe" "stock log-scan-catches-warn" >"$qdir/jobs"
 fi
 # take_job KIND: print the next job ("KIND NAME") for a lane of KIND and
 # mark it taken; wait while the only jobs left wait for a build; fail
@@ -584,7 +615,7 @@ take_job() {
 		while read -r kind name; do
 			i=$((i + 1))
 			[ -e "$qdir/taken.$i" ] && continue
-			[ "$lanes" -ge 2 ] || [ "$kind" = "$mine" ] || continue
+			[ "$lanes" -ge 2 ] || [ "${kind%612}" = "$mine" ] || continue
 			rc=$(cat "$out/kmod-$kind.rc" 2>/dev/null || echo pending)
 			case "$rc" in
 			0) job="$kind $name"; : >"$qdir/taken.$i"; break ;;
@@ -605,6 +636,9 @@ run_jobs() {
 		if [ "${job%% *}" = stock ]; then
 			kenv=("${stock_kenv[@]}")
 			"sj_${job#* }"
+		elif [ "${job%% *}" = stock612 ]; then
+			kenv=("${stock612_kenv[@]}")
+			"sj612_${job#* }"
 		else
 			kenv=("${debug_kenv[@]}")
 			"dj_${job#* }"
@@ -763,6 +797,41 @@ sj_iommu-vrnic() {
 		tools/testbed/tests/conformance.sh
 }
 
+# Debian 12's 6.12 kernel (README.md, "Kernels"), two boots.  One: the
+# conformance suite on vrnic (every trace event on: their recording and
+# the device names, vrnic_compat.h) and on 6.12's rxe, the reference,
+# whose deviations are tests/rxe-deviations-6.12.txt.  make check leaves
+# Hostile/* (one device's own queues and commands, the same code on
+# either kernel) to 6.1's stock/one-a.  Two: the nine stock tools on
+# vrnic between two guests, then interop with 6.12's rxe both ways.
+sj612_one() {
+	local -a f=()
+	[ "$tier" = check ] && f=(--env 'CONFORMANCE_SKIP_LOOPBACK=Hostile/*')
+	dsuite stock612/one one 900 conformance:300 conformance-rxe:300 -- \
+		"${kenv[@]}" --tolerate rdma_rxe --env VRNIC_DRIVER=vrnic \
+		--env VRNIC_TRACE_EVENTS=1 "${f[@]}"
+}
+sj612_two() {
+	local -a sz
+	mapfile -t sz < <(size SMOKE_ITERS=100)
+	dsuite stock612/two two 900 smoke:300 interop-vrnic-rxe:300 \
+		interop-rxe-vrnic:300 -- "${kenv[@]}" "${sz[@]}" \
+		--env VRNIC_DRIVER=vrnic
+}
+# Across versions: two guests, host0 on 6.1 and host1 on 6.12, each
+# loading the module built for its kernel: vrnic on 6.1 serving rxe on
+# 6.12, then rxe on 6.1 serving vrnic on 6.12 (the smoke tools: RC and UD
+# pingpongs, SRQ, perftest, rping, vrnic-traffic).
+sj612_cross() {
+	local -a sz
+	mapfile -t sz < <(size SMOKE_ITERS=100)
+	dsuite stock612/cross two 900 interop-vrnic-rxe:300 interop-rxe-vrnic:300 -- \
+		--kernel stock,stock612 \
+		--env "VRNIC_KMOD_stock=$REPO_DIR/build/kmod/stock/vrnic" \
+		--env "VRNIC_KMOD_stock612=$REPO_DIR/build/kmod/stock612/vrnic" \
+		"${sz[@]}" --env VRNIC_DRIVER=vrnic
+}
+
 # stock_modules: the stock modules, if any stock step is wanted; fails
 # otherwise or if they failed (kmod-stock.rc 1: the queue drops the
 # stock jobs).
@@ -776,10 +845,38 @@ stock_modules() {
 	tools/testbed/prepare-kernel.sh stock >/dev/null
 	kmod_step stock "$stock_kdir"
 }
-# stock_lane: the stock modules, quick's two runs, then jobs from the
-# queue (none in quick).
+# stock612_modules: host/kbuild (kernel/ against 6.1 and 6.12), then
+# Debian's 6.12 kernel and the modules for its guests if a stock612 step
+# is wanted (check and full); fails otherwise or if they failed
+# (kmod-stock612.rc 1: the queue drops the stock612 jobs).
+stock612_modules() {
+	local any=0 st
+	want host/kbuild && timed host/kbuild host_kbuild
+	[ "$tier" = quick ] || for st in $stock612_steps; do want "stock612/$st" && any=1; done
+	if [ "$any" -eq 0 ]; then
+		echo 1 >"$out/kmod-stock612.rc"
+		return 1
+	fi
+	if ! tools/testbed/prepare-kernel.sh stock612 >"$out/kernel-stock612.log" 2>&1; then
+		record FAIL build/kernel-stock612 "$out/kernel-stock612.log"
+		echo 1 >"$out/kmod-stock612.rc"
+		return 1
+	fi
+	kmod_step stock612 "$stock612_kdir" || return 1
+	# stock612/cross loads the 6.1 module too: built here when no stock
+	# step is wanted (CHECK_ONLY), from build/module-stock's.
+	if want stock612/cross && ! [ -f "$REPO_DIR/build/kmod/stock/vrnic/rdma_vrnic.ko" ]; then
+		timed build/kmod-stock kmod_build stock "$stock_kdir" ||
+			record FAIL build/kmod-stock "for stock612/cross: $out/kmod-stock.log"
+	fi
+}
+# stock_lane: the stock modules, the 6.12 ones, quick's two runs, then
+# jobs from the queue (none in quick).
 stock_lane() {
-	if stock_modules && [ "$tier" = quick ]; then
+	local ok=0
+	stock_modules && ok=1
+	stock612_modules
+	if [ "$ok" = 1 ] && [ "$tier" = quick ]; then
 		kenv=("${stock_kenv[@]}")
 		guest stock/conformance-vrnic "${kenv[@]}" --topo one --timeout 300 \
 			--env VRNIC_DRIVER=vrnic tools/testbed/tests/conformance.sh
@@ -788,6 +885,7 @@ stock_lane() {
 	fi
 	run_jobs stock
 }
+stock612_steps="one two cross conformance conformance-rxe smoke interop-vrnic-rxe interop-rxe-vrnic"
 stock_steps="log-scan-catches-warn rxe one-a one-b module-load conformance conformance-veth wire conformance-wire two-smp2 netns teardown load netem fuzz vrnicctl model restrack sweeps bpftrace netem-soak interop-conformance two smoke nvmeof middleware smoke-rxe interop-vrnic-rxe interop-rxe-vrnic iommu-rxe iommu-vrnic conformance-vrnic smoke-vrnic"
 
 # run_lane NAME FUNCTION: the lane's results, steps and output go to files

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Install (apt-get, quiet, idempotent) what building and testing vrnic needs
-# on a Debian 12 host: compilers, the reference kernel's headers, QEMU,
+# on a Debian 12 host: compilers, both stock kernels' headers, QEMU,
 # rdma-core and the stock tools that run inside the guests (the guests share
 # the host's userspace).
 set -euo pipefail
@@ -14,11 +14,14 @@ if [ -z "$abi" ]; then
 	abi=$(stock_abi)
 fi
 [ -n "$abi" ] || die "cannot resolve linux-image-amd64's kernel ABI"
+# Debian 12's other kernel, 6.12 (README.md, supported kernels).
+abi612=$(stock_abi stock612)
+[ -n "$abi612" ] || die "cannot resolve linux-image-6.12-amd64's kernel ABI"
 
 apt_ensure \
 	build-essential make cmake pkg-config g++ ccache bc flex bison libelf-dev \
 	libssl-dev dwarves cpio xz-utils kmod rsync busybox-static \
-	"linux-headers-$abi-amd64" linux-source-6.1 \
+	"linux-headers-$abi-amd64" "linux-headers-$abi612-amd64" linux-source-6.1 \
 	qemu-system-x86 iproute2 iputils-ping ethtool \
 	rdma-core ibverbs-utils ibverbs-providers rdmacm-utils perftest \
 	libibverbs-dev librdmacm-dev infiniband-diags \

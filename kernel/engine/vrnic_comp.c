@@ -9,6 +9,8 @@
  * Copyright (c) 2026 The vrnic authors
  */
 
+#include <linux/sched/clock.h>
+
 #include "vrnic.h"
 #include "vrnic_mr.h"
 #include "vrnic_qp.h"

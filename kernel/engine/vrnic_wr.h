@@ -12,10 +12,9 @@
 
 /*
  * RDMA ATOMIC WRITE (IBTA 1.5, 9.4.7): rdma-core 44 has it, the 6.1 kernel's
- * headers do not.  The values are the uverbs ones later kernels use.
+ * headers do not (VRNIC_WR_ATOMIC_WRITE, VRNIC_WC_ATOMIC_WRITE).
  */
-#define VRNIC_WR_ATOMIC_WRITE	15	/* IB_UVERBS_WR_ATOMIC_WRITE */
-#define VRNIC_WC_ATOMIC_WRITE	9	/* IB_UVERBS_WC_ATOMIC_WRITE */
+#include "vrnic_compat.h"
 
 /* The QP types a work request may be posted on. */
 #define VRNIC_WR_RC	BIT(0)

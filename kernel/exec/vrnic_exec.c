@@ -153,6 +153,7 @@ static void vrnic_qp_flush(struct vrnic_qp *qp)
 
 /**
  * vrnic_qp_schedule - run the QP's engines soon
+ * @qp:		the QP
  *
  * The caller holds a reference; the queued work takes its own.
  */

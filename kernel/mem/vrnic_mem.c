@@ -83,7 +83,8 @@ void vrnic_mr_put(struct vrnic_mr *mr)
  * @mr:		the MR, from vrnic_mr_get()
  * @pd:		the PD of the QP doing the access
  * @access:	IB_ACCESS_* bits needed (0 for a local read)
- * @iova, @len:	the range
+ * @iova:	the range's start
+ * @len:	its length in bytes
  *
  * Return: 0, -EACCES for a PD, state or rights mismatch (IBA 10.6.3), or
  * -EFAULT for a range outside the MR.
@@ -209,7 +210,8 @@ int vrnic_mr_copy(struct vrnic_dev *vdev, struct vrnic_mr *mr, u64 iova,
  *		else
  * @num_sge:	entries in @sge, already checked against the queue's limit
  * @offset:	bytes into the list where the copy starts
- * @buf, @len:	the engine's side
+ * @buf:	the engine's side
+ * @len:	bytes to copy
  * @access:	rights needed on the MRs (IB_ACCESS_LOCAL_WRITE to write them)
  * @dir:	VRNIC_DMA_TO_DEVICE reads the list's memory into @buf
  *

@@ -359,7 +359,8 @@ static bool vrnic_mw_covers(const struct vrnic_mw *mw, u64 va, u64 len)
  * @qp:		that QP (a type 2 window answers to the QP it was bound
  *		through only)
  * @access:	IB_ACCESS_REMOTE_* needed
- * @va, @len:	the request's range, @len > 0
+ * @va:		the request's start
+ * @len:	its length, > 0
  *
  * Checked again for every packet of a READ, so that an invalidation, a
  * new binding or a new REG_MR between them stops what has not begun.

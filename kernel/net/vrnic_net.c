@@ -38,9 +38,10 @@ static vrnic_net_rx_fn vrnic_net_rx __read_mostly;
  * struct vrnic_net - per network namespace state
  * @lock:	serialises @users and socket creation
  * @users:	vrnic devices whose netdev lives in this namespace
- * @sk4, @sk6:	the UDP 4791 sockets while @users > 0; the transmit path
- *		reads them under RCU, and the last put waits for it
- *		before it releases them
+ * @sk4:	the UDP 4791 IPv4 socket while @users > 0; the transmit
+ *		path reads it under RCU, and the last put waits for it
+ *		before it releases it
+ * @sk6:	the same for IPv6
  */
 struct vrnic_net {
 	struct mutex		lock;	/* guards users; writers of sk4, sk6 */
@@ -190,6 +191,7 @@ static struct socket *vrnic_sock_create(struct net *net, bool ipv6)
 
 /**
  * vrnic_net_get - open the UDP sockets of the device's namespace if needed
+ * @vdev:	the device
  *
  * Return: 0, or -EADDRINUSE when another owner (rdma_rxe) holds UDP 4791
  * in this namespace.
@@ -737,7 +739,9 @@ static int vrnic_xmit(struct vrnic_dev *vdev, struct vrnic_path *path,
  * @skb:	BTH onwards, with 4 bytes reserved for the ICRC at the end;
  *		consumed in all cases
  * @av:		the path: a GRH with a resolved source GID
- * @src_qpn, @dst_qpn: for the UDP source port's flow entropy
+ * @src_qpn:	the sending QP (with @dst_qpn, the UDP source port's
+ *		flow entropy)
+ * @dst_qpn:	the destination QP
  *
  * A fault rule (vrnic_fault.c) may drop the packet, send it twice or
  * corrupt its ICRC.

@@ -43,6 +43,8 @@ const char *vrnic_qp_state_name(enum ib_qp_state state)
 
 /**
  * vrnic_qp_get - look a QP up by number and take a reference
+ * @vdev:	the device
+ * @qpn:	the QP number
  *
  * Context: any; the lookup is RCU-safe.
  * Return: the QP, or NULL; drop it with vrnic_qp_put().

@@ -22,6 +22,8 @@
 #include <linux/tracepoint.h>
 #include <rdma/ib_verbs.h>
 
+#include "vrnic_compat.h"
+
 /* Why a QP changed state: enum vrnic_qp_cause. */
 #define VRNIC_TRACE_CAUSES			\
 	{ 0, "verb" },				\
@@ -65,7 +67,7 @@ TRACE_EVENT(qp_state,
 		__field(u32, cause)
 	),
 	TP_fast_assign(
-		__assign_str(dev, dev_name(&qp->device->dev));
+		vrnic_assign_str(dev, dev_name(&qp->device->dev));
 		__entry->qpn = qp->qp_num;
 		__entry->qp_type = qp->qp_type;
 		__entry->old_state = old_state;
@@ -89,7 +91,7 @@ TRACE_EVENT(retransmit,
 		__field(u32, retry_left)
 	),
 	TP_fast_assign(
-		__assign_str(dev, dev_name(&qp->device->dev));
+		vrnic_assign_str(dev, dev_name(&qp->device->dev));
 		__entry->qpn = qp->qp_num;
 		__entry->psn = psn;
 		__entry->reason = reason;
@@ -113,7 +115,7 @@ TRACE_EVENT(nak,
 		__field(u32, sent)
 	),
 	TP_fast_assign(
-		__assign_str(dev, dev_name(&qp->device->dev));
+		vrnic_assign_str(dev, dev_name(&qp->device->dev));
 		__entry->qpn = qp->qp_num;
 		__entry->psn = psn;
 		__entry->syndrome = syndrome;
@@ -135,7 +137,7 @@ TRACE_EVENT(cqe_error,
 		__field(u32, opcode)
 	),
 	TP_fast_assign(
-		__assign_str(dev, dev_name(&cq->device->dev));
+		vrnic_assign_str(dev, dev_name(&cq->device->dev));
 		__entry->qpn = wc->qp ? wc->qp->qp_num : 0;
 		__entry->wr_id = wc->wr_id;
 		__entry->status = wc->status;
@@ -156,7 +158,7 @@ TRACE_EVENT(async_event,
 		__field(u32, element)
 	),
 	TP_fast_assign(
-		__assign_str(dev, dev_name(&ibdev->dev));
+		vrnic_assign_str(dev, dev_name(&ibdev->dev));
 		__entry->event = event;
 		__entry->element = element;
 	),
@@ -175,7 +177,7 @@ TRACE_EVENT(mr_cache,
 		__field(u32, pages)
 	),
 	TP_fast_assign(
-		__assign_str(dev, dev_name(&ibdev->dev));
+		vrnic_assign_str(dev, dev_name(&ibdev->dev));
 		__entry->key = key;
 		__entry->result = result;
 		__entry->pages = pages;
@@ -196,7 +198,7 @@ TRACE_EVENT(qpc_cache,
 		__field(u32, result)
 	),
 	TP_fast_assign(
-		__assign_str(dev, dev_name(&ibdev->dev));
+		vrnic_assign_str(dev, dev_name(&ibdev->dev));
 		__entry->qpn = qpn;
 		__entry->result = result;
 	),
@@ -224,7 +226,7 @@ TRACE_EVENT(doorbell,
 		__field(u64, wait_ns)
 	),
 	TP_fast_assign(
-		__assign_str(dev, dev_name(&ibdev->dev));
+		vrnic_assign_str(dev, dev_name(&ibdev->dev));
 		__entry->qpn = qpn;
 		__entry->mode = mode;
 		__entry->action = action;
@@ -260,7 +262,7 @@ TRACE_EVENT(dma,
 		__field(u64, ns)
 	),
 	TP_fast_assign(
-		__assign_str(dev, dev_name(&ibdev->dev));
+		vrnic_assign_str(dev, dev_name(&ibdev->dev));
 		__entry->write = write;
 		__entry->kind = kind;
 		__entry->len = len;

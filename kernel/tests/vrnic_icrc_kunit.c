@@ -19,8 +19,8 @@
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/string.h>
-#include <asm/unaligned.h>
 
+#include "vrnic_compat.h"
 #include "wire/vrnic_hdr.h"
 #include "wire/vrnic_icrc.h"
 #include "wire/vrnic_opcode.h"

@@ -13,6 +13,7 @@
 #include <rdma/uverbs_ioctl.h>
 
 #include "vrnic.h"
+#include "vrnic_compat.h"
 #include "vrnic_verbs.h"
 #include "obj/vrnic_queue.h"
 #include "probe/vrnic_trace.h"
@@ -24,8 +25,9 @@ static size_t vrnic_cqe_size(bool user)
 }
 
 int vrnic_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-		    struct ib_udata *udata)
+		    struct vrnic_create_cq_arg *arg)
 {
+	struct ib_udata *udata = vrnic_create_cq_udata(arg);
 	struct vrnic_dev *vdev = to_vdev(ibcq->device);
 	struct vrnic_cq *cq = to_vcq(ibcq);
 	struct rxe_create_cq_resp resp = {};
@@ -72,6 +74,9 @@ int vrnic_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 
 /**
  * vrnic_resize_cq - move the CQ to a ring of at least @cqe entries
+ * @ibcq:	the CQ
+ * @cqe:	entries wanted
+ * @udata:	the command's, for a user CQ (NULL for a kernel one)
  *
  * Completions not yet polled move along, oldest first.  librxe holds its
  * CQ lock across the command and maps the new ring from the response, so

@@ -10,8 +10,10 @@
 
 #include <rdma/ib_verbs.h>
 
+#include "vrnic_compat.h"
+
 int vrnic_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-		    struct ib_udata *udata);
+		    struct vrnic_create_cq_arg *arg);
 int vrnic_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int vrnic_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
 int vrnic_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);

@@ -11,11 +11,8 @@
 #include <linux/random.h>
 #include <linux/slab.h>
 #include <rdma/ib_umem.h>
-#include <rdma/rdma_user_rxe.h>
-/* Where the DMA block iterator lives moved between releases. */
-#if __has_include(<rdma/iter.h>)
 #include <rdma/iter.h>
-#endif
+#include <rdma/rdma_user_rxe.h>
 
 #include "vrnic.h"
 #include "vrnic_mr.h"

@@ -25,8 +25,8 @@
 #include <linux/skbuff.h>
 #include <linux/string.h>
 #include <linux/udp.h>
-#include <asm/unaligned.h>
 
+#include "vrnic_compat.h"
 #include "wire/vrnic_hdr.h"
 #include "wire/vrnic_icrc.h"
 

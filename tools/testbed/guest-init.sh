@@ -55,6 +55,10 @@ export VRNIC_SYNC=/results/sync
 export VRNIC_OUT=/results/host$host
 script=${karg[script]:-}
 [ -f /results/env ] && set -a && . /results/env && set +a
+# Guests of different kernels in one run (run.sh --kernel K0,K1): each
+# loads the module built for its own, VRNIC_KMOD_<kernel>.
+kv=VRNIC_KMOD_$VRNIC_KERNEL
+[ -z "${!kv:-}" ] || export VRNIC_KMOD=${!kv}
 [ -d "$VRNIC_OUT" ] || mkdir -p "$VRNIC_OUT"
 # libibverbs loads every provider /etc/libibverbs.d lists (Debian's 17) in
 # each verbs process.  In the debug kernel that was 1 s of every start:

@@ -597,14 +597,28 @@ tb_gtest_exclude() {
 	if [[ "$1" == *-* ]]; then echo "$1:$2"; else echo "$1-$2"; fi
 }
 
-# tb_deviations ROLE KIND: the gtest patterns of tests/rxe-deviations.txt
+# The reference's deviations are the running kernel's rxe's:
+# tests/rxe-deviations.txt for 6.1, tests/rxe-deviations-6.12.txt for 6.12
+# (rxe changed between them: ATOMIC WRITE and FLUSH came in 6.2, the
+# tasklets became a workqueue).  TB_RXE_DEVIATIONS names another file.
+tb_rxe_deviations=${TB_RXE_DEVIATIONS:-}
+if [ -z "$tb_rxe_deviations" ]; then
+	case "$(uname -r)" in
+	6.1.*) tb_rxe_deviations=$VRNIC_REPO/tools/testbed/tests/rxe-deviations.txt ;;
+	*) tb_rxe_deviations=$VRNIC_REPO/tools/testbed/tests/rxe-deviations-$(uname -r | cut -d. -f1-2).txt ;;
+	esac
+fi
+
+# tb_deviations ROLE KIND: the gtest patterns of $tb_rxe_deviations
 # that apply to ROLE (requester, responder, or any: every line), one a
 # line; KIND run: those the reference runs as expected failures; notrun:
 # those tagged "[not run]" (they take the guest down), each with its reason
 # after a space.
 tb_deviations() {
+	[ -f "$tb_rxe_deviations" ] ||
+		{ echo "no list of rxe's deviations for $(uname -r): $tb_rxe_deviations" >&2; return 1; }
 	python3 "$VRNIC_REPO/tools/testbed/gtest-results.py" --list \
-		"$VRNIC_REPO/tools/testbed/tests/rxe-deviations.txt" "$1" "$2"
+		"$tb_rxe_deviations" "$1" "$2"
 }
 
 # tb_gtest_xfail BIN PREFIX ROLE ARGS...: run the reference's documented
@@ -630,7 +644,7 @@ tb_gtest_xfail() {
 		--gtest_filter="$pats" >"$VRNIC_OUT/${json##*/}.log" 2>&1 || true
 	if [ -f "$json" ]; then
 		python3 "$VRNIC_REPO/tools/testbed/gtest-results.py" "$json" "$prefix" "$want" \
-			--xfail "$VRNIC_REPO/tools/testbed/tests/rxe-deviations.txt" "$role" \
+			--xfail "$tb_rxe_deviations" "$role" \
 			>>"$VRNIC_OUT/results.txt"
 	else
 		tb_result "$prefix/deviations" FAIL "no report of the deviation run: $VRNIC_OUT/${json##*/}.log"

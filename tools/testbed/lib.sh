@@ -10,23 +10,33 @@ VRNIC_CACHE=${VRNIC_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/vrnic}
 VRNIC_RUNS=${VRNIC_RUNS:-$REPO_DIR/build/runs}
 
 # Debian 12's reference kernel: the ABI that linux-image-amd64 depends on.
+# stock_abi [FLAVOUR]: stock (that one; VRNIC_KABI overrides it) or
+# stock612, Debian 12's 6.12 kernel: the ABI linux-image-6.12-amd64 depends
+# on (VRNIC_KABI612 overrides it).
 stock_abi() {
-	if [ -n "${VRNIC_KABI:-}" ]; then
-		echo "$VRNIC_KABI"
+	local meta=linux-image-amd64 over=${VRNIC_KABI:-}
+	case "${1:-stock}" in
+	stock) ;;
+	stock612) meta=linux-image-6.12-amd64 over=${VRNIC_KABI612:-} ;;
+	*) echo "stock_abi: no stock kernel $1" >&2; return 1 ;;
+	esac
+	if [ -n "$over" ]; then
+		echo "$over"
 		return
 	fi
-	apt-cache depends linux-image-amd64 2>/dev/null |
+	apt-cache depends "$meta" 2>/dev/null |
 		sed -n 's/.*Depends: linux-image-\(.*\)-amd64$/\1/p' | head -n1
 }
 
 # build_stock_module NAME [MAKE-ARG...]: kernel/ built against the stock
 # guest kernel's headers in its own copy under build/kmod/NAME (the
 # MAKE-ARGs added to its make line, VRNIC_MUTATE=... for tools/mutate.sh);
-# prints that module's dir.
+# prints that module's dir.  VRNIC_STOCK=stock612 builds it against the
+# 6.12 kernel's headers (for run.sh --kernel stock612).
 build_stock_module() {
 	local abi mod=$REPO_DIR/build/kmod/$1
 	shift
-	abi=$(stock_abi)
+	abi=$(stock_abi "${VRNIC_STOCK:-stock}") || return 1
 	rm -rf "$mod" && mkdir -p "$mod"
 	cp -r "$REPO_DIR/kernel" "$mod/vrnic"
 	echo "== building rdma_vrnic.ko against linux-headers-$abi-amd64" >&2

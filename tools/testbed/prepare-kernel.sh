@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# prepare-kernel.sh stock|debug
+# prepare-kernel.sh stock|stock612|debug
 #
 # Make a guest kernel ready to boot and print its cache directory, which holds
 #   bzImage      the kernel image
@@ -14,17 +14,21 @@
 #        downloaded with apt-get download and unpacked with dpkg -x; its
 #        headers are installed on the host because their Makefiles hold
 #        absolute /usr/src paths.
+# stock612: the same for Debian 12's 6.12 kernel (the ABI
+#        linux-image-6.12-amd64 depends on), whose modules are
+#        xz-compressed (the initramfs holds them decompressed: busybox's
+#        insmod reads plain ELF).
 # debug: built from linux-source-6.1 by build-debug-kernel.sh.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 flavour=${1:-stock}
-apt_ensure busybox-static kmod cpio
+apt_ensure busybox-static kmod cpio xz-utils
 
 case "$flavour" in
-stock)
-	abi=$(stock_abi)
-	[ -n "$abi" ] || die "cannot find the ABI of linux-image-amd64 (apt-get update?)"
+stock|stock612)
+	abi=$(stock_abi "$flavour")
+	[ -n "$abi" ] || die "cannot find the ABI of the $flavour kernel (apt-get update?)"
 	apt_ensure "linux-headers-$abi-amd64"
 	rel="$abi-amd64"
 	out="$VRNIC_CACHE/stock-kernel/$rel"
@@ -53,7 +57,7 @@ debug)
 		depmod -b "$out/modules" "$rel"
 	;;
 *)
-	die "usage: prepare-kernel.sh stock|debug"
+	die "usage: prepare-kernel.sh stock|stock612|debug"
 	;;
 esac
 
@@ -75,9 +79,17 @@ if [ ! -f "$out/initrd.gz" ] || [ "$(cat "$out/initrd.key" 2>/dev/null)" != "$ik
 		while read -r kind path _; do
 			[ "$kind" = insmod ] || continue
 			base=$(basename "$path")
-			[ -f "$tmp/modules/$base" ] && continue
-			cp "$out/modules/$path" "$tmp/modules/$base" 2>/dev/null ||
-				cp "$path" "$tmp/modules/$base"
+			src=$out/modules/$path
+			[ -f "$src" ] || src=$path
+			case "$base" in
+			*.ko.xz)
+				base=${base%.xz}
+				[ -f "$tmp/modules/$base" ] && continue
+				xz -dc "$src" >"$tmp/modules/$base" ;;
+			*)
+				[ -f "$tmp/modules/$base" ] && continue
+				cp "$src" "$tmp/modules/$base" ;;
+			esac
 			echo "$base" >>"$tmp/modules/load"
 		done
 	done

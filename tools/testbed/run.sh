@@ -10,11 +10,17 @@
 #   VRNIC_OUT     its writable result folder (/results/host<N>)
 #   VRNIC_SYNC    a folder shared by all guests (see tb_barrier in guest-lib.sh)
 #   VRNIC_KERNEL  stock or debug  VRNIC_REPO    the repository
-#   VRNIC_TOPO    the topology
+#   VRNIC_TOPO    the topology    VRNIC_KERNELS --kernel as given
 # plus every --env KEY=VALUE.
 #
 # Options:
-#   --kernel stock|debug   guest kernel (default stock)
+#   --kernel stock|stock612|debug
+#                          guest kernel (default stock: Debian 12's 6.1;
+#                          stock612: its 6.12; debug: 6.1 with checkers);
+#                          K0,K1 gives two guests different kernels (host0
+#                          boots K0, host1 K1: --kernel stock,stock612),
+#                          each loading VRNIC_KMOD_<its kernel> as
+#                          VRNIC_KMOD when that is set (guest-init.sh)
 #   --topo one|two|iommu|two-iommu|wire
 #                          one guest, two guests joined by virtio-net over a
 #                          UDP socket netdev on 127.0.0.1, and the same with an
@@ -62,8 +68,18 @@ script=$1
 [ -f "$script" ] || die "no such script: $script"
 
 apt_ensure qemu-system-x86 busybox-static
-kdir=$("$TESTBED_DIR/prepare-kernel.sh" "$kernel")
-rel=$(cat "$kdir/release")
+# host_kernel H: guest H's kernel (the list's last one for the rest).
+IFS=, read -r -a kernels <<<"$kernel"
+[ ${#kernels[@]} -ge 1 ] || die "--kernel: no kernel named"
+host_kernel() {
+	local h=$1
+	[ "$h" -lt ${#kernels[@]} ] || h=$((${#kernels[@]} - 1))
+	echo "${kernels[$h]}"
+}
+declare -A kdirs=()
+for k in "${kernels[@]}"; do
+	[ -n "${kdirs[$k]:-}" ] || kdirs[$k]=$("$TESTBED_DIR/prepare-kernel.sh" "$k")
+done
 
 case "$topo" in
 one|iommu|wire) hosts=1 ;;
@@ -81,7 +97,7 @@ case "$topo" in *iommu) iommu=1 ;; esac
 
 [ -n "$name" ] || name=$(basename "$script" .sh)
 mkdir -p "$VRNIC_RUNS"
-run="$VRNIC_RUNS/$(date +%Y%m%d-%H%M%S)-$kernel-$topo-$name"
+run="$VRNIC_RUNS/$(date +%Y%m%d-%H%M%S)-${kernel//,/+}-$topo-$name"
 n=0
 while [ -e "$run" ]; do n=$((n + 1)); run="${run%-[0-9]*}-$n"; done
 mkdir -p "$run/sync"
@@ -90,6 +106,7 @@ cp "$script" "$run/script.sh"
 : >"$run/env"
 for e in "${envs[@]}"; do printf '%q\n' "$e" | sed 's/\\=/=/' >>"$run/env"; done
 echo "VRNIC_TOPO=$topo" >>"$run/env"
+echo "VRNIC_KERNELS=$kernel" >>"$run/env"
 
 # Two free-ish UDP ports on loopback for the socket netdev.
 port0=$(( 20000 + (RANDOM % 20000) * 2 ))
@@ -127,6 +144,8 @@ monitor_on=${VRNIC_QEMU_MONITOR:-0}
 launch() {
 	for h in $(seq 0 $((hosts - 1))); do
 		mkdir -p "$run/host$h"
+		hk=$(host_kernel "$h")
+		kdir=${kdirs[$hk]}
 		ip="10.99.0.$((h + 1))"
 		peer=""
 		[ "$hosts" -gt 1 ] && peer="10.99.0.$((2 - h))"
@@ -163,7 +182,7 @@ softlockup_all_cpu_backtrace=1 softlockup_panic=1 hung_task_panic=1 \
 tsc=reliable no_timer_check mitigations=off \
 vrnic.stage2=$TESTBED_DIR/guest-init.sh vrnic.moddir=$kdir/modules \
 vrnic.host=$h vrnic.hosts=$hosts vrnic.ip=$ip vrnic.peer=$peer \
-vrnic.repo=$REPO_DIR vrnic.script=/results/script.sh vrnic.tmo=$tmo vrnic.kernel=$kernel"
+vrnic.repo=$REPO_DIR vrnic.script=/results/script.sh vrnic.tmo=$tmo vrnic.kernel=$hk"
 		[ "$iommu" -eq 1 ] && append="$append intel_iommu=on iommu.passthrough=0 iommu.strict=1"
 		# VRNIC_APPEND: more of the kernel's command line (loglevel=7 shows
 		# where a hung boot stops).
@@ -201,7 +220,7 @@ vrnic.repo=$REPO_DIR vrnic.script=/results/script.sh vrnic.tmo=$tmo vrnic.kernel
 # into its boot, and was up after 29-106 s (two lanes busy).
 stage2_limit=45
 boot_limit=150
-[ "$kernel" = debug ] && stage2_limit=75 boot_limit=200
+[[ ,$kernel, = *,debug,* ]] && stage2_limit=75 boot_limit=200
 stage2_limit=${VRNIC_STAGE2_LIMIT:-$stage2_limit}
 boot_limit=${VRNIC_BOOT_LIMIT:-$boot_limit}
 # booted: 0 once every guest is up (or one ended: its script failed
@@ -289,7 +308,7 @@ for h in $(seq 0 $((hosts - 1))); do
 	if [ -s "$d/kmemleak.txt" ]; then
 		log "host$h: kmemleak found leaks ($d/kmemleak.txt)"
 		status=1
-	elif [ "$kernel" = debug ] && ! [ -e "$d/kmemleak.txt" ]; then
+	elif [ "$(host_kernel "$h")" = debug ] && ! [ -e "$d/kmemleak.txt" ]; then
 		# guest-init.sh writes it after both scans ran, empty if clean.
 		log "host$h: the debug kernel ran no kmemleak scan (console.log says why)"
 		status=1

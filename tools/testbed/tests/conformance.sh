@@ -118,6 +118,10 @@ if [ "${VRNIC_TRACE_EVENTS:-0}" = 1 ] && [ "$drv" = vrnic ]; then
 	cat "$VRNIC_OUT/trace-events.txt"
 	tb_check "conformance/$drv/$label/trace-qp-state" \
 		grep -q '^qp_state: ' "$VRNIC_OUT/trace-events.txt"
+	# Each event names its device (vrnic_assign_str(), vrnic_compat.h:
+	# __assign_str() lost its source argument in 6.10).
+	tb_check "conformance/$drv/$label/trace-names-device" \
+		grep -q "qp_state: $dev qpn " "$tr/trace"
 fi
 if [ "$path" = wire ] && [ "${GTEST_FILTER:-*}" = "*" ]; then
 	dtx=$(( $(wire_pkts tx) - tx0 )) drx=$(( $(wire_pkts rx) - rx0 ))

@@ -15,6 +15,12 @@ d0=${VRNIC_DRIVER0:-${VRNIC_DRIVER:-rxe}}
 d1=${VRNIC_DRIVER1:-${VRNIC_DRIVER:-rxe}}
 label=$d0
 [ "$d0" = "$d1" ] || label="$d0-$d1"
+# Kernels other than 6.1's stock and debug say so, host0's first
+# (stock612, stock-stock612: run.sh --kernel K0,K1).
+case "${VRNIC_KERNELS:-stock}" in
+stock | debug) ;;
+*) label="$label/${VRNIC_KERNELS//,/-}" ;;
+esac
 # Guests of more than one vCPU say so: the same tools, another path.
 ncpu=$(nproc)
 [ "$ncpu" -eq 1 ] || label="$label/smp$ncpu"
