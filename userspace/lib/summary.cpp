@@ -22,7 +22,7 @@ public:
 	void count(const std::string &key, std::uint64_t v)
 	{
 		if (v)
-			out.push_back({key, static_cast<double>(v), true});
+			out.push_back({key, static_cast<double>(v), true, v});
 	}
 	/* @num / @den, when @den is not zero. */
 	void ratio(const std::string &key, double num, double den)

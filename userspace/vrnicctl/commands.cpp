@@ -157,9 +157,9 @@ Json summary_record(Context &ctx, const vrnic::CounterSample &now,
 	Json items = Json::object();
 	for (auto &i : vrnic::model_summary(c, interval)) {
 		if (i.integer)
-			items[i.key] = static_cast<std::uint64_t>(i.value);
+			items[i.key] = i.count;
 		else
-			items[i.key] = std::round(i.value * 1e6) / 1e6;
+			items[i.key] = i.value;
 	}
 	if (items.empty())
 		r["note"] = fmt::format("the hardware model counted nothing{}: it counts while "

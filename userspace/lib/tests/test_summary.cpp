@@ -57,6 +57,7 @@ TEST(Summary, Totals)
 	auto s = model_summary(traffic, std::nullopt);
 	EXPECT_EQ(value(s, "pcie-up-tlps"), 45);
 	EXPECT_TRUE(find(s, "pcie-up-tlps")->integer);
+	EXPECT_EQ(find(s, "pcie-up-tlps")->count, 45u);
 	EXPECT_DOUBLE_EQ(value(s, "pcie-up-bytes-per-tlp"), 11080.0 / 45);
 	EXPECT_DOUBLE_EQ(value(s, "pcie-down-bytes-per-tlp"), 84);
 	EXPECT_EQ(value(s, "pcie-up-busy-ns"), 800);
@@ -115,4 +116,16 @@ TEST(Summary, NoDivisionByZero)
 	EXPECT_EQ(find(s, "wqes-per-doorbell"), nullptr);
 	EXPECT_EQ(find(s, "mmio-writes-per-wqe"), nullptr);
 	EXPECT_EQ(find(s, "link-time-per-wall"), nullptr);
+}
+
+TEST(Summary, CountsAreExact)
+{
+	/* Above 2^53 a double loses units; a count must not. */
+	const std::uint64_t big = (1ULL << 60) + 1;
+	std::map<std::string, std::uint64_t> c = {{"model_pcie_tlps_up", 1},
+						   {"model_pcie_up_ns", big}};
+	auto s = model_summary(c, std::nullopt);
+	ASSERT_NE(find(s, "pcie-up-busy-ns"), nullptr);
+	EXPECT_EQ(find(s, "pcie-up-busy-ns")->count, big);
+	EXPECT_EQ(find(s, "link-busy-ns")->count, big);
 }

@@ -21,7 +21,8 @@ namespace vrnic {
 struct SummaryItem {
 	std::string key;	/* kebab-case, as vrnicctl's JSON keys */
 	double value = 0;
-	bool integer = false;	/* a count (printed without decimals) */
+	bool integer = false;	/* a count: @count holds it exactly */
+	std::uint64_t count = 0;
 };
 
 /*
