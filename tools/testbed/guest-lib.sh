@@ -560,8 +560,12 @@ tb_reset() {
 	done
 	# The RDMA core's netns mode back to shared (conformance-lo.sh sets
 	# exclusive); it changes only once no namespace but init_net is
-	# left, and namespaces go asynchronously.
-	if [[ $(rdma system show 2>/dev/null) == *exclusive* ]]; then
+	# left, and namespaces go asynchronously.  (ib_core's netns_mode
+	# parameter shows the mode: Y shared, N exclusive.)
+	m=Y
+	[ -r /sys/module/ib_core/parameters/netns_mode ] &&
+		read -r m </sys/module/ib_core/parameters/netns_mode
+	if [ "$m" = N ]; then
 		for ((i = 0; i < 100; i++)); do
 			rdma system set netns shared 2>/dev/null && break
 			sleep 0.1
