@@ -82,7 +82,8 @@ declare -A budget_check=(
 	[stock/netns]=150 [stock/teardown]=300 [stock/load]=240
 	[stock/netem]=500 [stock/fuzz]=240 [stock/vrnicctl]=200
 	[stock/model]=240 [stock/restrack]=240 [stock/sweeps]=240
-	[stock/bpftrace]=300
+	[stock/bpftrace]=300 [stock/conformance-lo]=90 [stock/counters-mlx5]=60
+	[stock/ci-recipe]=180
 	[stock/interop-conformance]=240
 	[stock/two]=900 [stock/two-smp2]=900 [stock/smoke]=300 [stock/nvmeof]=200
 	[stock/middleware]=200
@@ -703,7 +704,12 @@ sj_rxe() {
 #                points their checks read (the tool's JSON and plots,
 #                the caches' modeled hits and misses; benchmarks are
 #                not timed tests);
-#   bpftrace     the bpftrace scripts against real traffic and errors.
+#   bpftrace     the bpftrace scripts against real traffic and errors;
+#   conformance-lo  single-host CI: the suite on vrnic0 on the loopback
+#                netdev of a namespace, run in it; the counters under
+#                mlx5 names against vrnic's own;
+#   counters-mlx5  the mlx5-named request counters against perftest;
+#   ci-recipe    the README's single-host CI recipe, its lines as written.
 # Two boots of some 400 s each, not one of 800: the queue can even out
 # the lanes with them (one boot costs the stock kernel some 20 s).
 stock_sizes() {
@@ -727,11 +733,14 @@ sj_one-a() {
 		"${kenv[@]}" "${sz[@]}" --env VRNIC_DRIVER=vrnic
 }
 sj_one-b() {
-	local -a sz
+	local -a sz f=()
 	mapfile -t sz < <(stock_sizes)
+	# conformance-lo: Hostile/* (one device's own queues and commands)
+	# runs in stock/one-a's loopback run; make check leaves it out here.
+	[ "$tier" = check ] && f=(--env 'CONFORMANCE_SKIP_LO=Hostile/*')
 	dsuite stock/one-b one 3000 fuzz:900 vrnicctl:400 model:300 restrack:300 \
-		sweeps:600 bpftrace:300 -- \
-		"${kenv[@]}" "${sz[@]}" --env VRNIC_DRIVER=vrnic \
+		sweeps:600 bpftrace:300 conformance-lo:300 counters-mlx5:120 ci-recipe:300 -- \
+		"${kenv[@]}" "${sz[@]}" "${f[@]}" --env VRNIC_DRIVER=vrnic \
 		--env 'SWEEPS=mrc qpc mrreg' \
 		--env 'SWEEP_AT=mrc:8,16,32 qpc:4,8,64 mrreg:4096,65536'
 }
@@ -886,7 +895,7 @@ stock_lane() {
 	run_jobs stock
 }
 stock612_steps="one two cross conformance conformance-rxe smoke interop-vrnic-rxe interop-rxe-vrnic"
-stock_steps="log-scan-catches-warn rxe one-a one-b module-load conformance conformance-veth wire conformance-wire two-smp2 netns teardown load netem fuzz vrnicctl model restrack sweeps bpftrace netem-soak interop-conformance two smoke nvmeof middleware smoke-rxe interop-vrnic-rxe interop-rxe-vrnic iommu-rxe iommu-vrnic conformance-vrnic smoke-vrnic"
+stock_steps="log-scan-catches-warn rxe one-a one-b module-load conformance conformance-veth wire conformance-wire two-smp2 netns teardown load netem fuzz vrnicctl model restrack sweeps bpftrace conformance-lo counters-mlx5 ci-recipe netem-soak interop-conformance two smoke nvmeof middleware smoke-rxe interop-vrnic-rxe interop-rxe-vrnic iommu-rxe iommu-vrnic conformance-vrnic smoke-vrnic"
 
 # run_lane NAME FUNCTION: the lane's results, steps and output go to files
 # of its own (merged below), its output lines prefixed with its name.

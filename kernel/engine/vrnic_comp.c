@@ -378,6 +378,7 @@ static void vrnic_comp_lost_response(struct vrnic_qp *qp, u32 from)
 	if (qp->comp.rewound)
 		return;
 	qp->comp.rewound = true;
+	vrnic_count(to_vdev(qp->ibqp.device), VRNIC_CNT_IMPLIED_NAK);
 	vrnic_comp_rewind(qp, from, VRNIC_RETX_LOST_RESPONSE);
 }
 
@@ -440,6 +441,7 @@ static void vrnic_comp_nak(struct vrnic_qp *qp, u8 syndrome, u32 psn)
 		}
 		qp->comp.rnr_until = jiffies +
 			usecs_to_jiffies(vrnic_rnr_usec[syndrome & VRNIC_AETH_VALUE_MASK]);
+		vrnic_count(vdev, VRNIC_CNT_RNR_NAK_RETRY);
 		vrnic_comp_rewind(qp, psn, VRNIC_RETX_RNR_NAK);
 		vrnic_comp_arm(qp);
 		return;
@@ -469,15 +471,20 @@ static void vrnic_comp_nak(struct vrnic_qp *qp, u8 syndrome, u32 psn)
 				break;
 			qp->comp.nak_spent = true;
 		}
+		vrnic_count(vdev, VRNIC_CNT_SEQ_NAK_RETRY);
 		vrnic_comp_rewind(qp, psn, VRNIC_RETX_SEQ_NAK);
 		break;
 	case VRNIC_AETH_NAK_REM_ACCESS_ERR:
 		vrnic_count(vdev, VRNIC_CNT_REM_ACCESS_ERR);
+		vrnic_count(vdev, VRNIC_CNT_REQ_REM_ACCESS);
 		vrnic_comp_fail(qp, w, IB_WC_REM_ACCESS_ERR);
 		break;
 	case VRNIC_AETH_NAK_REM_OP_ERR:
 		vrnic_comp_fail(qp, w, IB_WC_REM_OP_ERR);
 		break;
+	case VRNIC_AETH_NAK_INVALID_REQ:
+		vrnic_count(vdev, VRNIC_CNT_REQ_REM_INV);
+		fallthrough;
 	default:
 		vrnic_comp_fail(qp, w, IB_WC_REM_INV_REQ_ERR);
 		break;
@@ -743,8 +750,11 @@ static void vrnic_comp_rto_expired(struct vrnic_qp *qp, struct vrnic_swqe *w)
 		 * twice as long; resend unless responses are arriving.
 		 */
 		qp->comp.early++;
-		if (!qp->comp.heard)
+		if (!qp->comp.heard) {
+			vrnic_count(to_vdev(qp->ibqp.device),
+				    VRNIC_CNT_ADP_RETRANS);
 			vrnic_comp_resend_oldest(qp, w);
+		}
 		qp->comp.heard = false;
 		qp->comp.rewound = false;
 		vrnic_comp_arm(qp);
@@ -761,6 +771,7 @@ static void vrnic_comp_rto_expired(struct vrnic_qp *qp, struct vrnic_swqe *w)
 		vrnic_comp_retire(qp);
 		return;
 	}
+	vrnic_count(to_vdev(qp->ibqp.device), VRNIC_CNT_ACK_TIMEOUT);
 	qp->comp.rewound = false;
 	vrnic_comp_resend_oldest(qp, w);
 	vrnic_comp_arm(qp);

@@ -558,7 +558,10 @@ access:
  */
 static void vrnic_resp_read_abort(struct vrnic_qp *qp)
 {
-	vrnic_count(to_vdev(qp->ibqp.device), VRNIC_CNT_REM_ACCESS_ERR);
+	struct vrnic_dev *vdev = to_vdev(qp->ibqp.device);
+
+	vrnic_count(vdev, VRNIC_CNT_REM_ACCESS_ERR);
+	vrnic_count(vdev, VRNIC_CNT_RESP_REM_ACCESS);
 	vrnic_resp_send_ack(qp, VRNIC_AETH_NAK_REM_ACCESS_ERR, qp->resp.rd.psn);
 	vrnic_qp_error(qp, VRNIC_QP_CAUSE_ERROR);
 }
@@ -802,6 +805,7 @@ static void vrnic_resp_rx_ud(struct vrnic_qp *qp, struct sk_buff *skb)
 static enum vrnic_resp_verdict vrnic_resp_psn_gap(struct vrnic_qp *qp,
 						  struct vrnic_pkt *pkt)
 {
+	vrnic_count(to_vdev(qp->ibqp.device), VRNIC_CNT_OUT_OF_SEQ);
 	if (vrnic_resp_is_rc(qp)) {
 		if (qp->resp.nak_sent)
 			return VRNIC_RESP_DROP;
@@ -887,11 +891,29 @@ static const vrnic_resp_handler vrnic_resp_handlers[] = {
 	[VRNIC_RESP_OP(ilog2(VRNIC_OPF_FLUSH))]		= NULL,	/* not offered */
 };
 
+/*
+ * A request message executed (its first packet; a duplicate is not
+ * executed again): counted by operation under the names ConnectX gives
+ * these counts (rx_write_requests...).
+ */
+static void vrnic_resp_count_request(struct vrnic_qp *qp, u32 op)
+{
+	struct vrnic_dev *vdev = to_vdev(qp->ibqp.device);
+
+	if (op & VRNIC_OPF_WRITE)
+		vrnic_count(vdev, VRNIC_CNT_RX_WRITE_REQ);
+	else if (op & VRNIC_OPF_READ)
+		vrnic_count(vdev, VRNIC_CNT_RX_READ_REQ);
+	else if (op & VRNIC_OPF_ATOMIC)
+		vrnic_count(vdev, VRNIC_CNT_RX_ATOMIC_REQ);
+}
+
 /* Execute the request at the expected PSN. */
 static enum vrnic_resp_verdict vrnic_resp_execute(struct vrnic_qp *qp,
 						  struct sk_buff *skb)
 {
 	struct vrnic_pkt *pkt = vrnic_pkt(skb);
+	enum vrnic_resp_verdict v;
 	vrnic_resp_handler h;
 	u32 op;
 
@@ -901,7 +923,13 @@ static enum vrnic_resp_verdict vrnic_resp_execute(struct vrnic_qp *qp,
 
 	op = pkt->flags & VRNIC_RESP_OPS;
 	h = op ? vrnic_resp_handlers[VRNIC_RESP_OP(__ffs(op))] : NULL;
-	return h ? h(qp, skb) : VRNIC_RESP_INV_REQ;
+	if (!h)
+		return VRNIC_RESP_INV_REQ;
+	v = h(qp, skb);
+	if ((v == VRNIC_RESP_OK || v == VRNIC_RESP_ANSWERED) &&
+	    (pkt->flags & VRNIC_OPF_FIRST))
+		vrnic_resp_count_request(qp, op);
+	return v;
 }
 
 /* The request in @skb is done: expect the next PSN, ACK it if asked. */
@@ -933,8 +961,10 @@ static void vrnic_resp_error(struct vrnic_qp *qp, u32 psn,
 	syndrome = v == VRNIC_RESP_ACCESS ? VRNIC_AETH_NAK_REM_ACCESS_ERR :
 		   v == VRNIC_RESP_OP_ERR ? VRNIC_AETH_NAK_REM_OP_ERR :
 					    VRNIC_AETH_NAK_INVALID_REQ;
-	if (v == VRNIC_RESP_ACCESS)
+	if (v == VRNIC_RESP_ACCESS) {
 		vrnic_count(vdev, VRNIC_CNT_REM_ACCESS_ERR);
+		vrnic_count(vdev, VRNIC_CNT_RESP_REM_ACCESS);
+	}
 	if (vrnic_resp_is_rc(qp)) {
 		vrnic_resp_send_ack(qp, syndrome, psn);
 		/*

@@ -39,13 +39,43 @@ static const struct rdma_stat_desc vrnic_counter_descs[VRNIC_CNT_COUNT] = {
 	[VRNIC_CNT_MR_MTT_ENTRIES].name		= "mr_mtt_entries",
 	[VRNIC_CNT_MR_DEREGS].name		= "mr_deregs",
 	[VRNIC_CNT_MR_DEREG_NS].name		= "mr_dereg_ns",
+	/*
+	 * Counted under the names ConnectX (mlx5) gives them, which
+	 * monitoring tools read; Documentation/vrnic.rst, "Counters".
+	 */
+	[VRNIC_CNT_RX_WRITE_REQ].name		= "rx_write_requests",
+	[VRNIC_CNT_RX_READ_REQ].name		= "rx_read_requests",
+	[VRNIC_CNT_RX_ATOMIC_REQ].name		= "rx_atomic_requests",
+	[VRNIC_CNT_ACK_TIMEOUT].name		= "local_ack_timeout_err",
+	[VRNIC_CNT_ADP_RETRANS].name		= "roce_adp_retrans",
+	[VRNIC_CNT_IMPLIED_NAK].name		= "implied_nak_seq_err",
+	[VRNIC_CNT_REQ_REM_ACCESS].name		= "req_remote_access_errors",
+	[VRNIC_CNT_RESP_REM_ACCESS].name	= "resp_remote_access_errors",
+	[VRNIC_CNT_REQ_REM_INV].name		= "req_remote_invalid_request",
+	[VRNIC_CNT_OUT_OF_SEQ].name		= "out_of_sequence",
+	[VRNIC_CNT_SEQ_NAK_RETRY].name		= "packet_seq_err",
+	[VRNIC_CNT_RNR_NAK_RETRY].name		= "rnr_nak_retry_err",
 };
 
 /*
- * The transport's counters, then the hardware model's (hw/model.h); the
- * descriptors are filled in once, the names being the model's.
+ * Counters reported a second time under the ConnectX (mlx5) name of the
+ * same count, for tools that read those names (Documentation/vrnic.rst,
+ * "Counters").
  */
-#define VRNIC_ALL_COUNTERS	(VRNIC_CNT_COUNT + VRNIC_MCNT_COUNT)
+static const struct {
+	const char *name;
+	enum vrnic_counter of;
+} vrnic_mlx5_aliases[] = {
+	{ "rx_icrc_encapsulated",	VRNIC_CNT_RX_DROP_ICRC },
+};
+
+/*
+ * The transport's counters, then the hardware model's (hw/model.h), then
+ * the aliases; the descriptors are filled in once, the names being the
+ * model's and the aliases'.
+ */
+#define VRNIC_ALIAS_BASE	(VRNIC_CNT_COUNT + VRNIC_MCNT_COUNT)
+#define VRNIC_ALL_COUNTERS	(VRNIC_ALIAS_BASE + ARRAY_SIZE(vrnic_mlx5_aliases))
 static struct rdma_stat_desc vrnic_all_descs[VRNIC_ALL_COUNTERS];
 
 void vrnic_stats_init(void)
@@ -58,6 +88,9 @@ void vrnic_stats_init(void)
 	for (i = 0; i < VRNIC_MCNT_COUNT; i++)
 		vrnic_all_descs[VRNIC_CNT_COUNT + i].name =
 			vrnic_model_counter_names[i];
+	for (i = 0; i < ARRAY_SIZE(vrnic_mlx5_aliases); i++)
+		vrnic_all_descs[VRNIC_ALIAS_BASE + i].name =
+			vrnic_mlx5_aliases[i].name;
 }
 
 struct rdma_hw_stats *vrnic_alloc_hw_port_stats(struct ib_device *ibdev,
@@ -78,5 +111,8 @@ int vrnic_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 	for (i = 0; i < VRNIC_MCNT_COUNT; i++)
 		stats->value[VRNIC_CNT_COUNT + i] =
 			vrnic_mcnt_read(&vdev->model, i);
+	for (i = 0; i < ARRAY_SIZE(vrnic_mlx5_aliases); i++)
+		stats->value[VRNIC_ALIAS_BASE + i] =
+			stats->value[vrnic_mlx5_aliases[i].of];
 	return VRNIC_ALL_COUNTERS;
 }

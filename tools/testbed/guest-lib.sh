@@ -558,6 +558,19 @@ tb_reset() {
 		[ -e "${devs[0]}" ] || break
 		sleep 0.1
 	done
+	# The RDMA core's netns mode back to shared (conformance-lo.sh sets
+	# exclusive); it changes only once no namespace but init_net is
+	# left, and namespaces go asynchronously.  (ib_core's netns_mode
+	# parameter shows the mode: Y shared, N exclusive.)
+	m=Y
+	[ -r /sys/module/ib_core/parameters/netns_mode ] &&
+		read -r m </sys/module/ib_core/parameters/netns_mode
+	if [ "$m" = N ]; then
+		for ((i = 0; i < 100; i++)); do
+			rdma system set netns shared 2>/dev/null && break
+			sleep 0.1
+		done
+	fi
 	for m in nvme_rdma nvmet_rdma nvme_fabrics nvmet nvme_core null_blk \
 		rdma_vrnic rdma_rxe sch_netem; do
 		if tb_loaded "$m"; then rmmod "$m" || ok=1; fi

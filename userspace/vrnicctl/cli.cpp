@@ -41,8 +41,9 @@ const std::vector<ObjectDef> &objects()
 		   "name, netdev, port state, active MTU, GIDs, QPs, MRs, driver"},
 		  {"help", nullptr, "dev help", "this text"}}},
 		{"stats", "port counters (hw_counters) and their rates",
-		 {{"show", stats_show, "stats show [DEV[/PORT]] [-i SECONDS]",
-		   "every counter; with -i, also the per-second rate over SECONDS"},
+		 {{"show", stats_show, "stats show [DEV[/PORT]] [summary] [-i SECONDS]",
+		   "every counter; with -i, also the per-second rate over SECONDS;\n"
+		   "      summary: what the hardware model counted (PCIe, caches, doorbells)"},
 		  {"watch", stats_watch, "stats watch [DEV[/PORT]] [-i SECONDS] [-n COUNT]",
 		   "redraw counters and rates every SECONDS (1); q or Ctrl-C quits"},
 		  {"help", nullptr, "stats help", "this text"}}},

@@ -21,6 +21,7 @@
 #include "vrnic/device.hpp"
 #include "vrnic/error.hpp"
 #include "vrnic/knobs.hpp"
+#include "vrnic/summary.hpp"
 
 namespace vrnicctl {
 
@@ -80,17 +81,20 @@ struct StatsArgs {
 	std::string target;
 	std::optional<double> interval;
 	std::optional<unsigned> count;
+	bool summary = false;
 };
 
 StatsArgs parse_stats_args(Args &a, bool watch)
 {
 	std::string_view usage = watch ? "stats watch [DEV[/PORT]] [-i SECONDS] [-n COUNT]"
-				       : "stats show [DEV[/PORT]] [-i SECONDS]";
+				       : "stats show [DEV[/PORT]] [summary] [-i SECONDS]";
 	StatsArgs s;
 	while (!a.empty()) {
 		std::string w = a.next();
 		if (w == "-i" || w == "--interval") {
 			s.interval = parse_seconds(a.value_of(w), w);
+		} else if (!watch && (w == "summary" || w == "-s" || w == "--summary")) {
+			s.summary = true;
 		} else if (watch && (w == "-n" || w == "--count")) {
 			s.count = parse_count(a.value_of(w), w);
 			if (*s.count == 0)
@@ -123,6 +127,46 @@ Json counters_record(const vrnic::CounterSample &now, const vrnic::CounterSample
 	} else {
 		r["counters"] = c;
 	}
+	return r;
+}
+
+/*
+ * The hardware model's summary of one port (vrnic/summary.hpp): of the
+ * counters' totals, or, with @before, of what they grew since it.
+ */
+Json summary_record(Context &ctx, const vrnic::CounterSample &now,
+		    const vrnic::CounterSample *before)
+{
+	Json r = {{"dev", now.dev}, {"port", now.port}};
+	std::map<std::string, std::uint64_t> c;
+	std::optional<double> interval;
+	if (before) {
+		for (auto &cr : vrnic::counter_rates(*before, now))
+			c[cr.name] = cr.delta;
+		interval = vrnic::interval_seconds(*before, now);
+		r["interval"] = round3(*interval);
+	} else {
+		for (auto &[n, v] : now.values)
+			c[n] = v;
+	}
+	if (vrnic::has_model(ctx.fs, now.dev)) {
+		auto raw = ctx.fs.read(vrnic::knob_path(ctx.fs, now.dev, "clock.mode"));
+		if (raw)
+			r["clock-mode"] = vrnic::knob_value_text(*raw);
+	}
+	Json items = Json::object();
+	for (auto &i : vrnic::model_summary(c, interval)) {
+		if (i.integer)
+			items[i.key] = i.count;
+		else
+			items[i.key] = i.value;
+	}
+	if (items.empty())
+		r["note"] = fmt::format("the hardware model counted nothing{}: it counts while "
+					"clock.mode is account or pace (vrnicctl model set {} "
+					"clock.mode account)",
+					before ? " in the interval" : "", now.dev);
+	r["summary"] = std::move(items);
 	return r;
 }
 
@@ -271,7 +315,13 @@ void stats_show(Context &ctx, const Options &o, Args &a)
 	Json records = Json::array();
 	if (!s.interval) {
 		for (auto &smp : first)
-			records.push_back(counters_record(smp, nullptr));
+			records.push_back(s.summary ? summary_record(ctx, smp, nullptr)
+						    : counters_record(smp, nullptr));
+		if (s.summary && !o.json) {
+			for (auto &r : records)
+				print_summary(ctx.out, r);
+			return;
+		}
 		print(ctx, o, records);
 		return;
 	}
@@ -279,13 +329,17 @@ void stats_show(Context &ctx, const Options &o, Args &a)
 		throw Error("interrupted before the interval ended", "leave it running for -i SECONDS");
 	auto second = sample_all(ctx, ports);
 	for (size_t i = 0; i < second.size(); i++)
-		records.push_back(counters_record(second[i], &first[i]));
+		records.push_back(s.summary ? summary_record(ctx, second[i], &first[i])
+					    : counters_record(second[i], &first[i]));
 	if (o.json) {
 		print_json(ctx.out, o, records);
 		return;
 	}
 	for (auto &r : records)
-		print_counter_table(ctx.out, r);
+		if (s.summary)
+			print_summary(ctx.out, r);
+		else
+			print_counter_table(ctx.out, r);
 }
 
 void stats_watch(Context &ctx, const Options &o, Args &a)

@@ -103,3 +103,122 @@ void print_knob_table(std::ostream &out, const Json &r)
 }
 
 } // namespace vrnicctl
+
+namespace vrnicctl {
+
+namespace {
+
+/* 11080 -> "11.1 kB" (decimal units, as link rates are). */
+std::string human_bytes(double b)
+{
+	const char *unit[] = {"B", "kB", "MB", "GB", "TB"};
+	int i = 0;
+	while (b >= 1000 && i < 4) {
+		b /= 1000;
+		i++;
+	}
+	return i ? fmt::format("{:.1f} {}", b, unit[i]) : fmt::format("{:.0f} B", b);
+}
+
+/* 1234567 ns -> "1.23 ms". */
+std::string human_ns(double ns)
+{
+	if (ns < 1e3)
+		return fmt::format("{:.0f} ns", ns);
+	if (ns < 1e6)
+		return fmt::format("{:.2f} us", ns / 1e3);
+	if (ns < 1e9)
+		return fmt::format("{:.2f} ms", ns / 1e6);
+	return fmt::format("{:.2f} s", ns / 1e9);
+}
+
+std::string percent(double f)
+{
+	return f >= 0.001 || f == 0 ? fmt::format("{:.1f}%", f * 100) : fmt::format("{:.2g}%", f * 100);
+}
+
+} // namespace
+
+void print_summary(std::ostream &out, const Json &r)
+{
+	std::string head = record_name(r) + ": the modeled NIC";
+	if (r.contains("clock-mode"))
+		head += fmt::format(" (clock.mode {})", r["clock-mode"].get<std::string>());
+	if (r.contains("interval"))
+		head += fmt::format(", over {:.3f} s", r["interval"].get<double>());
+	out << head << '\n';
+	if (r.contains("note")) {
+		out << "  " << r["note"].get<std::string>() << '\n';
+		return;
+	}
+	const Json &s = r["summary"];
+	auto has = [&](const char *k) { return s.contains(k); };
+	auto num = [&](const char *k) { return s[k].get<double>(); };
+	auto row = [&](std::string_view what, const std::vector<std::string> &parts) {
+		std::string line;
+		for (auto &p : parts)
+			if (!p.empty())
+				line += (line.empty() ? "" : ", ") + p;
+		if (!line.empty())
+			out << fmt::format("  {:<28} {}\n", what, line);
+	};
+	for (auto [dir, what] : {std::pair{"up", "PCIe up (device to host)"},
+				 {"down", "PCIe down (host to device)"}}) {
+		auto k = [&](const char *f) { return fmt::format("pcie-{}-{}", dir, f); };
+		if (!s.contains(k("tlps")))
+			continue;
+		std::vector<std::string> p = {
+			fmt::format("{} TLPs", s[k("tlps")].get<std::uint64_t>()),
+			fmt::format("{} on the link", human_bytes(s.value(k("bytes"), 0.0))),
+			fmt::format("{:.0f} B per TLP", s.value(k("bytes-per-tlp"), 0.0)),
+			fmt::format("link busy {}", human_ns(s.value(k("busy-ns"), 0.0)))};
+		if (s.contains(k("utilisation")))
+			p.push_back(fmt::format("{} utilised ({:.3g} Gbit/s)",
+						percent(s[k("utilisation")].get<double>()),
+						s[k("gbit-s")].get<double>()));
+		row(what, p);
+	}
+	if (has("dma-reads") || has("dma-writes"))
+		row("DMA",
+		    {has("dma-reads") ? fmt::format("{:.0f} reads of {}", num("dma-reads"),
+						    human_bytes(s.value("dma-read-bytes", 0.0)))
+				      : "",
+		     has("dma-read-latency-ns")
+			     ? fmt::format("{} modeled latency each", human_ns(num("dma-read-latency-ns")))
+			     : "",
+		     has("dma-writes") ? fmt::format("{:.0f} writes of {}", num("dma-writes"),
+						     human_bytes(s.value("dma-write-bytes", 0.0)))
+				       : "",
+		     has("payload-share")
+			     ? fmt::format("payload {} of the link's bytes", percent(num("payload-share")))
+			     : ""});
+	for (auto [c, what] : {std::pair{"mrc", "MR cache"}, {"qpc", "QP context cache"}}) {
+		auto k = [&](const char *f) { return fmt::format("{}-{}", c, f); };
+		if (!s.contains(k("lookups")))
+			continue;
+		row(what, {fmt::format("{} hits of {:.0f} lookups", percent(s[k("hit-rate")].get<double>()),
+				       s[k("lookups")].get<double>()),
+			   fmt::format("{:.0f} evictions", s.value(k("evictions"), 0.0))});
+	}
+	if (has("db-rings"))
+		row("doorbells",
+		    {fmt::format("{:.0f} rung for {:.0f} WQEs", num("db-rings"), s.value("db-wqes", 0.0)),
+		     has("wqes-per-doorbell")
+			     ? fmt::format("{:.2f} WQEs per doorbell", num("wqes-per-doorbell"))
+			     : "",
+		     has("mmio-writes-per-wqe")
+			     ? fmt::format("{:.2f} MMIO writes per WQE", num("mmio-writes-per-wqe"))
+			     : ""});
+	if (has("pace-wait-ns"))
+		row("pacing", {fmt::format("waited {} for the modeled link", human_ns(num("pace-wait-ns")))});
+	if (has("link-busy-ns"))
+		row("modeled link time",
+		    {fmt::format("{} (the busier direction)", human_ns(num("link-busy-ns"))),
+		     has("link-time-per-wall")
+			     ? fmt::format("{} of the {:.3f} s wall time",
+					   percent(num("link-time-per-wall")),
+					   r["interval"].get<double>())
+			     : ""});
+}
+
+} // namespace vrnicctl

@@ -34,6 +34,9 @@ std::string scalar_text(const Json &v);
 /* Counters and their rates as a table (stats show -i, stats watch). */
 void print_counter_table(std::ostream &out, const Json &record);
 
+/* The hardware model's summary of one port (stats show summary). */
+void print_summary(std::ostream &out, const Json &record);
+
 /* The knobs of one device as a table (model show). */
 void print_knob_table(std::ostream &out, const Json &record);
 

@@ -20,13 +20,47 @@
 #             namespace, which vrnic delivers without the wire, and it
 #             must reach the device that holds the address, not the
 #             sender's.
+#   lo        (vrnic) single-host CI: vrnic0 on the loopback netdev of a
+#             network namespace of its own, ci ("rdma link add vrnic0 type
+#             vrnic netdev lo" run in it), the RDMA core in exclusive
+#             netns mode and the device moved into ci ("rdma dev set
+#             vrnic0 netns ci"), as a container gets one, and the suite
+#             run in ci (ip netns exec ci: ci's sysfs, where the device
+#             is, with debugfs mounted for the fault tests).  The rdma_cm
+#             tests (CmTest.*) are left out, each a SKIP with the reason:
+#             the RDMA CM takes no loopback address for RoCE
+#             (Documentation/vrnic.rst, "Single-host CI over lo").
+#             Afterwards the counters vrnic also counts under ConnectX
+#             (mlx5) names are checked against its own.
 . tools/testbed/guest-lib.sh
 drv=${VRNIC_DRIVER:-rxe}
 path=${CONFORMANCE_PATH:-loopback}
 bin=${VRNIC_BUILD:-build}/userspace/tests/vrnic-conformance
 [ -x "$bin" ] || { echo "$bin is not built (make userspace)"; exit 1; }
 peer_args=()
+in_ns=()
 case "$path" in
+lo)
+	[ "$drv" = vrnic ] || { echo "CONFORMANCE_PATH=lo is for vrnic, not $drv" >&2; exit 1; }
+	tb_modprobe ib_core ib_uverbs rdma_ucm udp_tunnel ip6_udp_tunnel
+	insmod "$VRNIC_KMOD/rdma_vrnic.ko"
+	# Exclusive: a device is seen in its namespace only (shared mode
+	# shows other namespaces a copy without hw_counters).  It can change
+	# only while init_net is the only namespace.
+	rdma system set netns exclusive
+	ip netns add ci
+	ip -n ci link set lo up
+	ip netns exec ci rdma link add vrnic0 type vrnic netdev lo
+	# rdma link add registers the device in init_net, whoever asks.
+	rdma dev set vrnic0 netns ci
+	dev=vrnic0
+	in_ns=(ip netns exec ci sh -c 'mount -t debugfs none /sys/kernel/debug && exec "$0" "$@"')
+	"${in_ns[@]}" bash -c '. tools/testbed/guest-lib.sh; tb_wait_gids vrnic0'
+	tb_check "conformance/$drv/$VRNIC_KERNEL-lo/only-in-ci" \
+		bash -c '[ ! -e /sys/class/infiniband/vrnic0 ] &&
+			ip netns exec ci rdma link show vrnic0/1 | grep -q "state ACTIVE.*netdev lo"'
+	label=$VRNIC_KERNEL-lo
+	;;
 loopback)
 	dev=$(tb_rdma_dev "$drv")
 	label=$VRNIC_KERNEL-$VRNIC_TOPO
@@ -46,7 +80,7 @@ veth | samens | wire)
 	peer_args=(--peer-device vrnic1 --peer-driver vrnic)
 	label=$VRNIC_KERNEL-$path
 	;;
-*) echo "CONFORMANCE_PATH=$path: use loopback, veth, wire or samens" >&2; exit 1 ;;
+*) echo "CONFORMANCE_PATH=$path: use loopback, lo, veth, wire or samens" >&2; exit 1 ;;
 esac
 rdma link show
 # On the reference, known spec deviations run apart, as expected failures
@@ -76,6 +110,18 @@ if [ "$drv" = vrnic ] && [ -n "$pending" ]; then
 		tb_result "conformance/$drv/$label/$t" SKIP "needs the data path"
 	done
 fi
+# lo: the RDMA CM refuses loopback addresses for RoCE (rdma_resolve_route
+# ENODEV for 127.0.0.1, on rxe too): its tests are results, SKIPs with the
+# reason, not runs.
+if [ "$path" = lo ]; then
+	filter=$(tb_gtest_exclude "$filter" 'CmTest.*')
+	"$bin" --gtest_list_tests --gtest_filter='CmTest.*' |
+	awk '/^[^ ]/ { suite = $1 } /^  / { print suite $1 }' |
+	while read -r t; do
+		tb_result "conformance/$drv/$label/$t" SKIP \
+			"the RDMA CM takes no loopback address for RoCE (vrnic.rst, Single-host CI over lo)"
+	done
+fi
 timeout_ms=10000
 [ "$VRNIC_KERNEL" = debug ] && timeout_ms=60000
 # VRNIC_TRACE_EVENTS=1 (vrnic): every vrnic trace event is on for the run,
@@ -101,8 +147,9 @@ wire_pkts() {
 # The number of tests the filter selects: the report must hold as many.
 want=$("$bin" --gtest_list_tests --gtest_filter="$filter" | awk '/^  / { n++ } END { print n + 0 }')
 rc=0
+t_suite=$SECONDS
 # --driver: on vrnic a skip for a missing feature or prerequisite fails.
-"$bin" --device "$dev" --driver "$drv" "${peer_args[@]}" --timeout-ms "$timeout_ms" \
+"${in_ns[@]}" "$bin" --device "$dev" --driver "$drv" "${peer_args[@]}" --timeout-ms "$timeout_ms" \
 	--gtest_output="json:$VRNIC_OUT/conformance.json" \
 	--gtest_filter="$filter" || rc=$?
 # The reference's deviations, each a test that must fail as documented
@@ -137,7 +184,60 @@ if [ -f "$VRNIC_OUT/conformance.json" ]; then
 else
 	tb_result "conformance/$drv/$label" FAIL "no report (exit $rc)"
 fi
-if [ "$path" = veth ]; then
+echo "the suite took $((SECONDS - t_suite)) s"
+# lo: the counters vrnic also counts under ConnectX (mlx5) names
+# (Documentation/vrnic.rst, "Counters under mlx5 names") against vrnic's
+# own, after the suite moved them: FaultTest's gap (out of sequence
+# requests, sequence NAKs), lost request (timer resends), corrupted packet
+# (ICRC), ErrorTest's RNR NAKs and access errors.
+#   rx_icrc_encapsulated is rx_drop_icrc under a second name: equal;
+#   out_of_sequence counts every request past the expected PSN, one NAK
+#     each gap: at least out_of_seq_request;
+#   packet_seq_err and rnr_nak_retry_err count the NAKs received that led
+#     to a resend; the others exhausted a retry count: at most
+#     rcvd_seq_err (the difference at most retry_exceeded_err) and
+#     rcvd_rnr_err;
+#   req_ and resp_remote_access_errors add up to remote_access_err;
+#   a resend on a timer, at the QP's timeout or adaptive, happened.
+mlx5_counters() {
+	local n rc=0
+	local -A c
+	# The device is in ci: its sysfs is ci's.
+	local d=/tmp/ci-hw_counters
+	sleep 0.1	# the counters' values are cached for 10 ms
+	rm -rf "$d" && mkdir -p "$d"
+	ip netns exec ci sh -c "cp /sys/class/infiniband/$dev/ports/1/hw_counters/* $d/" || return 1
+	for n in rx_drop_icrc rx_icrc_encapsulated out_of_seq_request out_of_sequence \
+		rcvd_seq_err packet_seq_err retry_exceeded_err rcvd_rnr_err rnr_nak_retry_err \
+		remote_access_err req_remote_access_errors resp_remote_access_errors \
+		local_ack_timeout_err roce_adp_retrans implied_nak_seq_err \
+		req_remote_invalid_request rx_write_requests rx_read_requests rx_atomic_requests; do
+		read -r c[$n] <"$d/$n" || return 1
+		echo "  $n ${c[$n]}"
+	done
+	ok() { "$@" || { echo "  not so: $*"; rc=1; }; }
+	ok test "${c[rx_icrc_encapsulated]}" -eq "${c[rx_drop_icrc]}" -a "${c[rx_drop_icrc]}" -gt 0
+	ok test "${c[out_of_sequence]}" -ge "${c[out_of_seq_request]}" -a "${c[out_of_seq_request]}" -gt 0
+	ok test "${c[packet_seq_err]}" -gt 0 -a "${c[packet_seq_err]}" -le "${c[rcvd_seq_err]}"
+	ok test $((c[rcvd_seq_err] - c[packet_seq_err])) -le "${c[retry_exceeded_err]}"
+	ok test "${c[rnr_nak_retry_err]}" -gt 0 -a "${c[rnr_nak_retry_err]}" -le "${c[rcvd_rnr_err]}"
+	ok test "${c[remote_access_err]}" -eq $((c[req_remote_access_errors] + c[resp_remote_access_errors]))
+	ok test "${c[req_remote_access_errors]}" -gt 0 -a "${c[resp_remote_access_errors]}" -gt 0
+	ok test $((c[local_ack_timeout_err] + c[roce_adp_retrans])) -gt 0
+	ok test "${c[rx_write_requests]}" -gt 0 -a "${c[rx_read_requests]}" -gt 0 -a "${c[rx_atomic_requests]}" -gt 0
+	return $rc
+}
+[ "$path" = lo ] && [ "${GTEST_FILTER:-*}" = "*" ] &&
+	tb_check "conformance/$drv/$label/mlx5-counters" mlx5_counters
+if [ "$path" = lo ]; then
+	ip netns exec ci rdma link delete "$dev"
+	ip netns del ci
+	rmmod rdma_vrnic
+	for ((i = 0; i < 100; i++)); do
+		rdma system set netns shared 2>/dev/null && break
+		sleep 0.1
+	done
+elif [ "$path" = veth ]; then
 	tb_netns_pair_del
 elif [ "$path" = wire ]; then
 	tb_wire_pair_del

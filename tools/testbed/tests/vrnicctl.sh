@@ -310,6 +310,42 @@ if [ ! -d "$sysd/model" ]; then
 		"has no hardware model knobs" "$vc" model set "$dev" pcie.mps 256
 fi
 
+# stats show summary on the live device: with the clock off the model
+# counted nothing and the note says how to turn it on; accounting a
+# pingpong, the figures are the model's counters (TLPs, doorbells, the
+# MR cache: one lookup per packet's payload, hits and misses adding up).
+if [ -d "$sysd/model" ]; then
+	summary_live() {
+		local j rc=0 spid
+		"$vc" model set "$dev" clock.mode off >/dev/null
+		j=$("$vc" -j stats show "$dev/1" summary)
+		echo "$j"
+		echo "$j" | jq -e '.[0].summary == {} and (.[0].note | test("clock.mode account"))' \
+			>/dev/null || return 1
+		"$vc" model set "$dev" clock.mode account
+		timeout "$T" ibv_rc_pingpong -d "$dev" -g "$gid" -n 100 >"$out/sum-server.log" 2>&1 &
+		spid=$!
+		tb_wait_port 18515 "$T" || true
+		timeout "$T" ibv_rc_pingpong -d "$dev" -g "$gid" -n 100 127.0.0.1 \
+			>"$out/sum-client.log" 2>&1 || rc=1
+		wait $spid || rc=1
+		"$vc" model set "$dev" clock.mode off >/dev/null
+		sleep 0.1
+		"$vc" stats show "$dev/1" summary
+		j=$("$vc" -j stats show "$dev/1" summary)
+		local up hits miss
+		read -r up <"$sysd/ports/1/hw_counters/model_pcie_tlps_up"
+		read -r hits <"$sysd/ports/1/hw_counters/model_mrc_hits"
+		read -r miss <"$sysd/ports/1/hw_counters/model_mrc_misses"
+		echo "$j" | jq -e --argjson up "$up" --argjson l $((hits + miss)) \
+			'.[0]."clock-mode" == "off" and .[0].summary."pcie-up-tlps" == $up and $up > 0 and
+			 .[0].summary."mrc-lookups" == $l and .[0].summary."db-rings" > 0 and
+			 (.[0].summary."wqes-per-doorbell" >= 1)' >/dev/null || rc=1
+		return $rc
+	}
+	tb_check "vrnicctl/$k/stats-summary-live" summary_live
+fi
+
 rdma link delete "$dev"
 rmmod rdma_vrnic
 tb_check "vrnicctl/$k/gone-after-rmmod" expect_error gone "no vrnic devices" "$vc" dev show

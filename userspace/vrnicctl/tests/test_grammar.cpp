@@ -68,7 +68,7 @@ TEST(Grammar, HelpAtEachLevel)
 	EXPECT_TRUE(has(h.run({"help"}).out, "OBJECT := { dev | stats | qp | model | help }"));
 	EXPECT_TRUE(has(h.run({"-h"}).out, "OBJECT :="));
 	EXPECT_TRUE(has(h.run({"help", "st"}).out, "vrnicctl stats watch"));
-	EXPECT_TRUE(has(h.run({"stats", "help"}).out, "vrnicctl stats show [DEV[/PORT]] [-i SECONDS]"));
+	EXPECT_TRUE(has(h.run({"stats", "help"}).out, "vrnicctl stats show [DEV[/PORT]] [summary] [-i SECONDS]"));
 	EXPECT_TRUE(has(h.run({"qp", "-h"}).out, "vrnicctl qp show"));
 	auto m = h.run({"m", "h"});
 	EXPECT_EQ(m.status, 0);

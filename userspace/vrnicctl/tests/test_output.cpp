@@ -147,6 +147,69 @@ TEST(StatsShow, RatesOverTheInterval)
 	EXPECT_TRUE(has(t, "rate/s")) << t;
 }
 
+TEST(StatsShow, SummaryOfTheModel)
+{
+	Harness h;
+	h.tree.add_vrnic("vrnic0");
+	h.tree.add_model("vrnic0");
+	h.tree.file("class/infiniband/vrnic0/model/clock.mode", "off [account] pace");
+	h.tree.counter("vrnic0", 1, "sent_pkts", 7);
+	h.tree.counter("vrnic0", 1, "model_pcie_tlps_up", 10);
+	h.tree.counter("vrnic0", 1, "model_pcie_bytes_up", 2000);
+	h.tree.counter("vrnic0", 1, "model_pcie_up_ns", 100);
+	h.tree.counter("vrnic0", 1, "model_mrc_hits", 9);
+	h.tree.counter("vrnic0", 1, "model_mrc_misses", 1);
+	h.tree.counter("vrnic0", 1, "model_db_rings", 4);
+	h.tree.counter("vrnic0", 1, "model_db_wqes", 8);
+	auto r = h.run({"-j", "stats", "show", "vrnic0/1", "summary"});
+	ASSERT_EQ(r.status, 0) << r.err;
+	auto j = json::parse(r.out)[0];
+	EXPECT_EQ(j["clock-mode"], "account");
+	EXPECT_EQ(j["summary"]["pcie-up-tlps"], 10);
+	EXPECT_DOUBLE_EQ(j["summary"]["pcie-up-bytes-per-tlp"].get<double>(), 200);
+	EXPECT_DOUBLE_EQ(j["summary"]["mrc-hit-rate"].get<double>(), 0.9);
+	EXPECT_DOUBLE_EQ(j["summary"]["wqes-per-doorbell"].get<double>(), 2);
+	/* Zero and non-model counters are not in it; no interval, no rates. */
+	EXPECT_FALSE(j["summary"].contains("pcie-down-tlps"));
+	EXPECT_FALSE(j["summary"].contains("qpc-hit-rate"));
+	EXPECT_FALSE(j["summary"].contains("pcie-up-utilisation"));
+	EXPECT_FALSE(j.contains("counters"));
+
+	auto t = h.run({"stats", "show", "vrnic0", "summary"}).out;
+	EXPECT_TRUE(has(t, "vrnic0/1: the modeled NIC (clock.mode account)\n")) << t;
+	EXPECT_TRUE(has(t, "10 TLPs, 2.0 kB on the link, 200 B per TLP, link busy 100 ns")) << t;
+	EXPECT_TRUE(has(t, "90.0% hits of 10 lookups")) << t;
+	EXPECT_TRUE(has(t, "2.00 WQEs per doorbell")) << t;
+	EXPECT_FALSE(has(t, "PCIe down")) << t;
+
+	/* Over an interval: what grew, and the utilisation. */
+	h.on_wait = [&](unsigned) {
+		h.tree.counter("vrnic0", 1, "model_pcie_tlps_up", 30);
+		h.tree.counter("vrnic0", 1, "model_pcie_bytes_up", 6000);
+		h.tree.counter("vrnic0", 1, "model_pcie_up_ns", 500100);
+	};
+	j = json::parse(h.run({"-j", "stats", "show", "vrnic0/1", "-s", "-i", "2"}).out)[0];
+	EXPECT_EQ(j["summary"]["pcie-up-tlps"], 20);
+	EXPECT_DOUBLE_EQ(j["summary"]["pcie-up-utilisation"].get<double>(), 0.00025);
+	EXPECT_DOUBLE_EQ(j["summary"]["link-time-per-wall"].get<double>(), 0.00025);
+	EXPECT_FALSE(j["summary"].contains("mrc-lookups"));	/* did not move */
+}
+
+TEST(StatsShow, SummaryWithTheModelOffSaysSo)
+{
+	Harness h;
+	h.tree.add_vrnic("vrnic0");
+	h.tree.add_model("vrnic0");
+	h.tree.counter("vrnic0", 1, "sent_pkts", 7);
+	auto r = h.run({"stats", "show", "summary"});
+	ASSERT_EQ(r.status, 0) << r.err;
+	EXPECT_TRUE(has(r.out, "counted nothing")) << r.out;
+	EXPECT_TRUE(has(r.out, "vrnicctl model set vrnic0 clock.mode account")) << r.out;
+	auto j = json::parse(h.run({"-j", "stats", "show", "summary"}).out)[0];
+	EXPECT_TRUE(j["summary"].empty());
+	EXPECT_TRUE(j.contains("note"));
+}
+
 TEST(StatsShow, InterruptedIntervalIsAnError)
 {
 	Harness h;
