@@ -104,9 +104,11 @@ apt install -y /tmp/vrnic-dkms_"$ver"_all.deb /tmp/vrnic-utils_"$ver"_*.deb 2>&1
 	stamp >"$VRNIC_OUT/apt-install.log" || rc=$?
 secs=$((SECONDS - s))
 sed 's/^/  apt: /' "$VRNIC_OUT/apt-install.log"
-echo "apt install (the DKMS build in the guest included): $secs s"
+how="DKMS compiled in the guest"
+[ -z "$prebuilt" ] || how="DKMS loaded the host's build"
+echo "apt install: $secs s ($how)"
 if [ "$rc" -eq 0 ]; then
-	tb_result "deb/$k/apt-install" PASS "$secs s, DKMS build included"
+	tb_result "deb/$k/apt-install" PASS "$secs s, $how"
 else
 	tb_result "deb/$k/apt-install" FAIL "exit $rc after $secs s: $VRNIC_OUT/apt-install.log"
 	make_log=/var/lib/dkms/vrnic/$ver/build/make.log
