@@ -32,6 +32,13 @@ for t in dpkg-buildpackage dh dh_dkms lintian rst2man; do
 		die "$t not found: tools/deps.sh installs it (debhelper, dh-dkms, lintian, python3-docutils)"
 done
 
+# The compiler cache the top Makefile gives the userspace build (debian/rules
+# uses ccache when CCACHE_DIR is set), also when this runs outside make
+# (tools/check.sh): warm, the package build took 26 s, without it 100.
+if command -v ccache >/dev/null && [ -z "${CCACHE_DIR:-}" ]; then
+	export CCACHE_DIR=$VRNIC_CACHE/ccache
+fi
+
 t0=$(date +%s)
 rm -rf "$out"
 src=$out/src/vrnic-$ver
