@@ -773,7 +773,7 @@ sj_iommu-vrnic() {
 # man pages in place, apt purge.  check: DKMS compiles the module on the
 # host against the guest kernel's headers (dkms-prebuild.sh, some 30 s)
 # and the package's postinst in the guest loads that build instead of
-# compiling (the compile took 322 s in the TCG guest); full: DKMS
+# compiling (the compile took 322-334 s in the TCG guest); full: DKMS
 # compiles in the guest, as on a user's machine.  On the host, make deb
 # and the prebuild write only build/deb and a temporary folder.
 sj_deb() {

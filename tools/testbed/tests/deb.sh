@@ -10,7 +10,8 @@
 # Where DKMS compiles:
 #   in the guest (DEB_PREBUILT unset; make check-full): the postinst's
 #     "dkms build", as on a user's machine.  Under TCG that compile took
-#     322 s of an apt install of 511 s (2 vCPUs, 2026-12-06);
+#     334 s of an apt install of 422 s, the run 509 s (2 vCPUs,
+#     2026-12-06, run 20261206-105452-stock-one-deb-guestbuild);
 #   on the host (DEB_PREBUILT=<tarball>; make check): dkms-prebuild.sh
 #     compiled the same package's source with "dkms build" against the
 #     guest kernel's headers and archived it with "dkms mktarball"; the
