@@ -36,7 +36,7 @@ done
 # uses ccache when CCACHE_DIR is set), also when this runs outside make
 # (tools/check.sh): warm, the package build took 26 s, without it 100.
 if command -v ccache >/dev/null && [ -z "${CCACHE_DIR:-}" ]; then
-	export CCACHE_DIR=$VRNIC_CACHE/ccache
+	export CCACHE_DIR=$VRNIC_CACHE/ccache CCACHE_BASEDIR=$REPO_DIR CCACHE_NOHASHDIR=1
 fi
 
 t0=$(date +%s)
