@@ -14,6 +14,9 @@
 #   make install  install what make built (module, vrnicctl, vrnic-bench, bpftrace scripts,
 #                 docs); PREFIX=/usr/local, DESTDIR= stages; make uninstall
 #   make dkms-source  stage the module source for DKMS in /usr/src/vrnic-VERSION
+#   make deb      the Debian packages vrnic-dkms and vrnic-utils in build/deb/
+#                 (debhelper, dh-dkms; lintian checks them)
+#   make man      the manual pages (rst2man) in build/man/
 #
 # KDIR defaults to the headers of the kernel Debian 12's linux-image-amd64
 # depends on (6.1); the host's running kernel is never the target.  Debian
@@ -147,5 +150,32 @@ dkms-source:
 		--exclude=.tmp_versions -cf - . | tar -C $(dkms_src)/kernel --no-same-owner -xf -
 	@echo "staged $(dkms_src); next: dkms install vrnic/$(VRNIC_VERSION)"
 
+# --- Debian packages --------------------------------------------------------
+# make deb: dpkg-buildpackage (debian/rules: debhelper, dh-dkms) in a clean
+# copy of the tree under build/deb/src; vrnic-dkms_VERSION_all.deb and
+# vrnic-utils_VERSION_ARCH.deb land in build/deb/, then lintian checks
+# them (tools/deb.sh).  Install with apt install ./build/deb/*.deb.
+deb: deps
+	@tools/deb.sh
+
+# make man: rst2man (python3-docutils) over Documentation/man/*.rst, each
+# page's text included from Documentation/ (vrnicctl.8, vrnic-bench.1,
+# vrnic.7); the section is each source's "Manual section" field.
+man_src = $(wildcard $(CURDIR)/Documentation/man/*.rst)
+man:
+	@command -v rst2man >/dev/null || \
+		{ echo "rst2man not found: apt-get install python3-docutils (tools/deps.sh)"; exit 1; }
+	@test -n "$(VRNIC_VERSION)" || { echo "no VERSION file"; exit 1; }
+	install -d $(BUILD)/man
+	set -e; for f in $(man_src); do \
+		sec=$$(sed -n 's/^:Manual section: *//p' $$f); \
+		test -n "$$sec" || { echo "$$f: no :Manual section: field"; exit 1; }; \
+		n=$$(basename $$f .rst); \
+		sed 's/@VERSION@/$(VRNIC_VERSION)/' $$f | \
+			(cd $(CURDIR)/Documentation/man && rst2man --halt=warning) >$(BUILD)/man/$$n.$$sec.tmp; \
+		mv $(BUILD)/man/$$n.$$sec.tmp $(BUILD)/man/$$n.$$sec; \
+		echo "  $(BUILD)/man/$$n.$$sec"; \
+	done
+
 .PHONY: all deps module userspace check check-quick check-full demo sweeps clean install install-module \
-	install-tools install-data uninstall dkms-source
+	install-tools install-data uninstall dkms-source deb man

@@ -4,7 +4,8 @@
 # Install (apt-get, quiet, idempotent) what building and testing vrnic needs
 # on a Debian 12 host: compilers, both stock kernels' headers, QEMU,
 # rdma-core and the stock tools that run inside the guests (the guests share
-# the host's userspace).
+# the host's userspace), and Debian's packaging tools for make deb
+# (debhelper, dh-dkms, lintian; python3-docutils' rst2man for make man).
 set -euo pipefail
 . "$(dirname "$0")/testbed/lib.sh"
 
@@ -28,4 +29,5 @@ apt_ensure \
 	libgtest-dev libgmock-dev googletest \
 	libcli11-dev libfmt-dev nlohmann-json3-dev libmnl-dev \
 	bpftrace nvme-cli iperf3 gnuplot-nox python3 jq dkms \
-	ucx-utils libfabric-bin
+	ucx-utils libfabric-bin \
+	debhelper dh-dkms lintian python3-docutils
