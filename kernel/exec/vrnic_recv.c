@@ -113,8 +113,8 @@ static void vrnic_recv_mcast(struct vrnic_dev *vdev, struct sk_buff *skb,
 	int drop;
 
 	if (!h->deth) {
-		/* Only datagrams go to a group. */
-		vrnic_count(vdev, VRNIC_CNT_RX_DROP_MALFORMED);
+		/* Only datagrams go to a group: nothing else has QP 0xFFFFFF. */
+		vrnic_count(vdev, VRNIC_CNT_RX_DROP_NO_QP);
 		goto out;
 	}
 	vrnic_recv_dgid(skb, &mgid);
