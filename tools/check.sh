@@ -83,7 +83,7 @@ declare -A budget_check=(
 	[stock/netem]=500 [stock/fuzz]=240 [stock/vrnicctl]=200
 	[stock/model]=240 [stock/restrack]=240 [stock/sweeps]=240
 	[stock/bpftrace]=300 [stock/conformance-lo]=90 [stock/counters-mlx5]=60
-	[stock/ci-recipe]=180
+	[stock/ci-recipe]=400
 	[build/deb]=300 [build/deb-dkms]=120 [stock/deb]=400
 	[stock/interop-conformance]=240
 	[stock/two]=900 [stock/two-smp2]=900 [stock/smoke]=300 [stock/nvmeof]=200
@@ -741,7 +741,7 @@ sj_one-b() {
 	# runs in stock/one-a's loopback run; make check leaves it out here.
 	[ "$tier" = check ] && f=(--env 'CONFORMANCE_SKIP_LO=Hostile/*')
 	dsuite stock/one-b one 3000 fuzz:900 vrnicctl:400 model:300 restrack:300 \
-		sweeps:600 bpftrace:300 conformance-lo:300 counters-mlx5:120 ci-recipe:300 -- \
+		sweeps:600 bpftrace:300 conformance-lo:300 counters-mlx5:120 ci-recipe:450 -- \
 		"${kenv[@]}" "${sz[@]}" "${f[@]}" --env VRNIC_DRIVER=vrnic \
 		--env 'SWEEPS=mrc qpc mrreg' \
 		--env 'SWEEP_AT=mrc:8,16,32 qpc:4,8,64 mrreg:4096,65536'
