@@ -101,6 +101,38 @@ int vrnic_queue_mmap_info(struct vrnic_queue *q, struct ib_ucontext *uctx,
 	return 0;
 }
 
+/**
+ * vrnic_queue_move - copy the elements waiting in @old to the start of @new
+ * @new:	a fresh queue from vrnic_queue_init(), same element size
+ *		and direction as @old
+ * @old:	the queue @new replaces; its owner's lock is held, so the
+ *		kernel's own side of it cannot move
+ *
+ * The oldest element lands in slot 0 and the count is published in @new.
+ * Each index of @old is read once: the user's side of it may change under
+ * us, and a second read would copy a different run of slots than counted.
+ *
+ * Return: 0, or -EINVAL (nothing copied) when @new cannot hold them.
+ */
+int vrnic_queue_move(struct vrnic_queue *new, const struct vrnic_queue *old)
+{
+	u32 cons = vrnic_queue_consumer(old);
+	u32 count = (vrnic_queue_producer(old) - cons) & old->mask;
+	u32 i;
+
+	if (count > new->mask || new->elem_shift != old->elem_shift)
+		return -EINVAL;
+	for (i = 0; i < count; i++)
+		memcpy(vrnic_queue_slot(new, i), vrnic_queue_slot(old, cons + i),
+		       vrnic_queue_elem_size(old));
+	/* Ours is the producer side when we produce into the ring. */
+	if (new->dir == VRNIC_QUEUE_TO_USER || new->dir == VRNIC_QUEUE_TO_KERNEL)
+		new->index = count;
+	/* The copied elements are in place before the new ring shows them. */
+	smp_store_release(&new->buf->producer_index, count);
+	return 0;
+}
+
 /* Forget the ring's contents: both indices back to zero (QP reset). */
 void vrnic_queue_reset(struct vrnic_queue *q)
 {

@@ -69,6 +69,7 @@ int vrnic_queue_mmap_info(struct vrnic_queue *q, struct ib_ucontext *uctx,
 			  struct mminfo *mi);
 void vrnic_queue_cleanup(struct vrnic_queue *q);
 void vrnic_queue_reset(struct vrnic_queue *q);
+int vrnic_queue_move(struct vrnic_queue *new, const struct vrnic_queue *old);
 
 void vrnic_dma_info_fill(struct rxe_dma_info *dma, const struct ib_sge *sg,
 			 int num_sge, u32 length);

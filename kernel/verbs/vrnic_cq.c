@@ -88,7 +88,7 @@ int vrnic_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	struct vrnic_cq *cq = to_vcq(ibcq);
 	struct rxe_resize_cq_resp resp = {};
 	struct vrnic_queue new, old;
-	unsigned int n = cqe, count, i;
+	unsigned int n = cqe;
 	unsigned long flags;
 	int err;
 
@@ -110,21 +110,12 @@ int vrnic_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	}
 
 	spin_lock_irqsave(&cq->lock, flags);
-	count = vrnic_queue_count(&cq->queue);
-	if (count > n) {
+	err = vrnic_queue_move(&new, &cq->queue);
+	if (err) {
 		spin_unlock_irqrestore(&cq->lock, flags);
 		vrnic_queue_cleanup(&new);
-		return -EINVAL;
+		return err;
 	}
-	for (i = 0; i < count; i++) {
-		u32 idx = vrnic_queue_consumer(&cq->queue) + i;
-
-		memcpy(vrnic_queue_slot(&new, i), vrnic_queue_slot(&cq->queue, idx),
-		       vrnic_queue_elem_size(&cq->queue));
-	}
-	new.index = count;
-	/* The copied CQEs are in place before the new ring shows them. */
-	smp_store_release(&new.buf->producer_index, count);
 	old = cq->queue;
 	cq->queue = new;
 	spin_unlock_irqrestore(&cq->lock, flags);

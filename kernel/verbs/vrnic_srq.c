@@ -103,7 +103,6 @@ static int vrnic_srq_resize(struct vrnic_srq *srq, u32 max_wr,
 	unsigned int n = max_wr;
 	struct mminfo mi = {};
 	unsigned long flags;
-	u32 count, cons, i;
 	int err;
 
 	if (udata) {
@@ -124,19 +123,12 @@ static int vrnic_srq_resize(struct vrnic_srq *srq, u32 max_wr,
 	}
 
 	spin_lock_irqsave(&srq->lock, flags);
-	count = vrnic_queue_count(&srq->queue);
-	if (count > n || READ_ONCE(srq->limit) > n) {
+	err = READ_ONCE(srq->limit) > n ? -EINVAL :
+	      vrnic_queue_move(&new, &srq->queue);
+	if (err) {
 		spin_unlock_irqrestore(&srq->lock, flags);
-		err = -EINVAL;
 		goto err_new;
 	}
-	cons = vrnic_queue_consumer(&srq->queue);
-	for (i = 0; i < count; i++)
-		memcpy(vrnic_queue_slot(&new, i),
-		       vrnic_queue_slot(&srq->queue, cons + i),
-		       vrnic_queue_elem_size(&srq->queue));
-	/* The copied WQEs are in place before the new ring shows them. */
-	smp_store_release(&new.buf->producer_index, count);
 	old = srq->queue;
 	srq->queue = new;
 	spin_unlock_irqrestore(&srq->lock, flags);
