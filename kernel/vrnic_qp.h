@@ -236,7 +236,6 @@ struct vrnic_qp {
 	unsigned long		engine;
 	struct sk_buff_head	rx;
 	struct vrnic_path	path;	/* its packets leave in order */
-	atomic_t		mcast_attached;	/* groups (obj/vrnic_mcg.c) */
 	struct timer_list	timer;
 	bool			timed_out;
 

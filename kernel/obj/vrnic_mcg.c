@@ -27,8 +27,11 @@
  * @mgid:	the group's GID (IPv4-mapped for an IPv4 group)
  * @nqps:	entries of @qpns in use
  * @qpns:	the attached QPs, by number: the receive path takes each
- *		QP through the device's QP table, as for any packet, and a
- *		destroyed QP is detached first (vrnic_mcg_detach_qp())
+ *		QP through the device's QP table, as for any packet.  No QP
+ *		is destroyed while attached: ib_attach_mcast() counts each
+ *		attachment in the QP's usecnt, ib_destroy_qp_user() refuses
+ *		with -EBUSY while it is not zero, and uverbs detaches a dying
+ *		process's QPs before it destroys them
  * @rcu:	freed after a grace period
  */
 struct vrnic_mcg {
@@ -112,53 +115,45 @@ int vrnic_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 {
 	struct vrnic_dev *vdev = to_vdev(ibqp->device);
 	struct vrnic_mcgs *m = &vdev->mcgs;
-	struct vrnic_qp *qp = to_vqp(ibqp);
 	struct vrnic_mcg *g;
 	int err = 0;
 	u32 i;
 
-	if (!vrnic_qp_is_ud(qp) || ibqp->qp_type == IB_QPT_GSI)
+	if (!vrnic_qp_is_ud(to_vqp(ibqp)) || ibqp->qp_type == IB_QPT_GSI)
 		return -EINVAL;
 	mutex_lock(&m->lock);
 	g = vrnic_mcg_find(m, gid);
-	if (g) {
-		for (i = 0; i < g->nqps; i++)
-			if (g->qpns[i] == ibqp->qp_num)
-				goto out;
-		if (g->nqps == VRNIC_MAX_MCAST_QP_ATTACH ||
-		    m->attached == VRNIC_MAX_TOTAL_MCAST_QP_ATTACH) {
-			err = -ENOSPC;
-			goto out;
-		}
-		WRITE_ONCE(g->qpns[g->nqps], ibqp->qp_num);
-		/* The slot before the count: pairs with vrnic_mcg_qpns(). */
-		smp_store_release(&g->nqps, g->nqps + 1);
-		m->attached++;
-		atomic_inc(&qp->mcast_attached);
-		goto out;
-	}
-	if (m->groups == VRNIC_MAX_MCAST_GRP ||
-	    m->attached == VRNIC_MAX_TOTAL_MCAST_QP_ATTACH) {
+	for (i = 0; g && i < g->nqps; i++)
+		if (g->qpns[i] == ibqp->qp_num)
+			goto out;	/* attached already */
+	if (m->attached == VRNIC_MAX_TOTAL_MCAST_QP_ATTACH ||
+	    (g && g->nqps == VRNIC_MAX_MCAST_QP_ATTACH) ||
+	    (!g && m->groups == VRNIC_MAX_MCAST_GRP)) {
 		err = -ENOSPC;
 		goto out;
 	}
-	g = kzalloc(sizeof(*g), GFP_KERNEL);
-	if (!g) {
-		err = -ENOMEM;
-		goto out;
+	if (g) {
+		WRITE_ONCE(g->qpns[g->nqps], ibqp->qp_num);
+		/* The slot before the count: pairs with vrnic_mcg_qpns(). */
+		smp_store_release(&g->nqps, g->nqps + 1);
+	} else {
+		g = kzalloc(sizeof(*g), GFP_KERNEL);
+		if (!g) {
+			err = -ENOMEM;
+			goto out;
+		}
+		g->mgid = *gid;
+		g->qpns[0] = ibqp->qp_num;
+		g->nqps = 1;
+		err = vrnic_mcg_ip(vdev, gid, true);
+		if (err) {
+			kfree(g);
+			goto out;
+		}
+		hash_add_rcu(m->hash, &g->node, vrnic_mcg_hash(gid));
+		m->groups++;
 	}
-	g->mgid = *gid;
-	g->qpns[0] = ibqp->qp_num;
-	g->nqps = 1;
-	err = vrnic_mcg_ip(vdev, gid, true);
-	if (err) {
-		kfree(g);
-		goto out;
-	}
-	hash_add_rcu(m->hash, &g->node, vrnic_mcg_hash(gid));
-	m->groups++;
 	m->attached++;
-	atomic_inc(&qp->mcast_attached);
 out:
 	mutex_unlock(&m->lock);
 	return err;
@@ -201,38 +196,12 @@ int vrnic_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 	for (i = 0; g && i < g->nqps; i++) {
 		if (g->qpns[i] == ibqp->qp_num) {
 			vrnic_mcg_drop(vdev, g, i);
-			atomic_dec(&to_vqp(ibqp)->mcast_attached);
 			err = 0;
 			break;
 		}
 	}
 	mutex_unlock(&m->lock);
 	return err;
-}
-
-/*
- * A QP being destroyed leaves every group it is still in (a kernel
- * consumer may destroy without detaching; uverbs detaches first).
- * Context: process.
- */
-void vrnic_mcg_detach_qp(struct vrnic_dev *vdev, u32 qpn)
-{
-	struct vrnic_mcgs *m = &vdev->mcgs;
-	struct hlist_node *tmp;
-	struct vrnic_mcg *g;
-	int bkt;
-	u32 i;
-
-	mutex_lock(&m->lock);
-	hash_for_each_safe(m->hash, bkt, tmp, g, node) {
-		for (i = 0; i < g->nqps; i++) {
-			if (g->qpns[i] == qpn) {
-				vrnic_mcg_drop(vdev, g, i);
-				break;
-			}
-		}
-	}
-	mutex_unlock(&m->lock);
 }
 
 /* The device goes: no QP is left, so no group should be; free any. */

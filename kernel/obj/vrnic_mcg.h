@@ -37,7 +37,6 @@ void vrnic_mcgs_init(struct vrnic_mcgs *m);
 void vrnic_mcgs_fini(struct vrnic_dev *vdev);
 int vrnic_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
 int vrnic_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
-void vrnic_mcg_detach_qp(struct vrnic_dev *vdev, u32 qpn);
 unsigned int vrnic_mcg_qpns(struct vrnic_dev *vdev, const union ib_gid *mgid,
 			    u32 *qpns, unsigned int max);
 

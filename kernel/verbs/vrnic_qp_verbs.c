@@ -544,9 +544,6 @@ int vrnic_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct vrnic_qp *qp = to_vqp(ibqp);
 	unsigned long flags;
 
-	/* A kernel consumer may destroy a QP still in multicast groups. */
-	if (atomic_read(&qp->mcast_attached))
-		vrnic_mcg_detach_qp(vdev, ibqp->qp_num);
 	spin_lock_irqsave(&qp->state_lock, flags);
 	vrnic_qp_set_state(qp, IB_QPS_RESET, VRNIC_QP_CAUSE_DESTROY);
 	spin_unlock_irqrestore(&qp->state_lock, flags);
