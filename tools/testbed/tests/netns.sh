@@ -117,17 +117,38 @@ traffic netns/vrnic-traffic write read send atomic
 # then (check-full: 5 retransmits, no PSN gap): there only the gaps count,
 # and the retransmissions are shown.
 in_order() {
-	local d c v bad=0
+	local d c v bad=0 resent early timeouts
 	echo "CPUs: $(nproc)"
 	for d in vrnic0 vrnic1; do
+		resent=0 early=0 timeouts=0
 		while read -r c v; do
 			echo "$d $c $v"
 			case "$c" in
-			retransmits | duplicate_request)
-				[ "$VRNIC_KERNEL" = debug ] && continue ;;
+			out_of_seq_request | rcvd_seq_err)
+				[ "$v" -eq 0 ] || bad=1 ;;
+			retransmits | duplicate_request) resent=$((resent + v)) ;;
+			roce_adp_retrans) early=$v ;;
+			local_ack_timeout_err) timeouts=$v ;;
 			esac
-			[ "$v" -eq 0 ] || bad=1
-		done <<<"$(tb_hw_counters "$d" out_of_seq_request rcvd_seq_err retransmits duplicate_request)"
+		done <<<"$(tb_hw_counters "$d" out_of_seq_request rcvd_seq_err \
+			retransmits duplicate_request roce_adp_retrans \
+			local_ack_timeout_err)"
+		# A resend with no PSN gap is the requester's timer expiring
+		# before a late ACK.  Its adaptive timer (a few RTTs) may do
+		# that once or twice when the host holds the guest's vCPU
+		# (make check's other lane building a kernel: 1 resend at
+		# stock/one-a of a cold run, 2026-12-06); its own timeout
+		# never should on a clean link, and ACKs lost by a bug make
+		# more (the ack_drop mutant).  The debug kernel's timer may
+		# expire now and then (see vrnic.rst).
+		[ "$resent" -eq 0 ] && continue
+		if [ "$VRNIC_KERNEL" = debug ] ||
+		   { [ "$timeouts" -eq 0 ] && [ "$early" -ge 1 ] &&
+		     [ "$early" -le 2 ]; }; then
+			echo "$d: $resent resent after $early early expiries of the adaptive timer, no gap: tolerated"
+		else
+			bad=1
+		fi
 	done
 	[ "$bad" -eq 0 ]
 }
