@@ -25,14 +25,23 @@
 # and other builds of vrnic: "vrnic@before" with BENCH_KMOD_before=DIR (a
 # module directory, say the build before a change);
 # BENCH_KMOD a module directory to measure instead of kernel/ built now.
+# BENCH_KERNEL=stock612 runs both guests on Debian 12's 6.12 kernel, with
+# the module built against its headers and 6.12's rxe (default: stock,
+# the 6.1 kernel).
 # This machine varies by up to 2x between rounds: compare within one run
 # only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . tools/testbed/lib.sh
 
-abi=$(stock_abi)
-kmod=${BENCH_KMOD:-$(build_stock_module bench)}
+kernel=${BENCH_KERNEL:-stock}
+case "$kernel" in
+stock | stock612) ;;
+*) echo "bench.sh: BENCH_KERNEL is stock or stock612, not '$kernel'" >&2; exit 2 ;;
+esac
+abi=$(stock_abi "$kernel")
+[ "$kernel" = stock ] || tools/testbed/prepare-kernel.sh "$kernel" >/dev/null
+kmod=${BENCH_KMOD:-$(VRNIC_STOCK=$kernel build_stock_module "bench-$kernel")}
 out=${BENCH_OUT:-build/bench}
 mkdir -p "$out"
 rounds=$out/bench-rounds.txt
@@ -43,7 +52,7 @@ for v in $(compgen -e | grep '^BENCH_KMOD_' || true); do
 	kmod_env+=(--env "$v=${!v}")
 done
 for smp in ${BENCH_SMP:-1 2}; do
-	line=$(tools/testbed/run.sh --topo two --smp "$smp" --timeout 5400 --name "bench-smp$smp" \
+	line=$(tools/testbed/run.sh --kernel "$kernel" --topo two --smp "$smp" --timeout 5400 --name "bench-$kernel-smp$smp" \
 		--env "VRNIC_KMOD=$kmod" --env "BENCH_ITERS=${BENCH_ITERS:-2000}" \
 		--env "BENCH_ROUNDS=${BENCH_ROUNDS:-3}" --env "BENCH_DRIVERS=${BENCH_DRIVERS:-vrnic rxe}" \
 		${BENCH_ROWS:+--env "BENCH_ROWS=$BENCH_ROWS"} "${kmod_env[@]}" \
