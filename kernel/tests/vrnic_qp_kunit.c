@@ -86,6 +86,9 @@ static void dest_rd_atomic_big(struct ib_qp_attr *a)
 }
 
 static void cur_wrong(struct ib_qp_attr *a) { a->cur_qp_state = IB_QPS_RTR; }
+static void mig_migrated(struct ib_qp_attr *a) { a->path_mig_state = IB_MIG_MIGRATED; }
+static void mig_rearm(struct ib_qp_attr *a) { a->path_mig_state = IB_MIG_REARM; }
+static void mig_armed(struct ib_qp_attr *a) { a->path_mig_state = IB_MIG_ARMED; }
 
 static const struct qp_case qp_cases[] = {
 	/* The normal path of each type. */
@@ -146,6 +149,14 @@ static const struct qp_case qp_cases[] = {
 	/* What vrnic does not offer. */
 	{ "alt_path", IB_QPT_RC, IB_QPS_RTR, IB_QPS_RTS, RC_RTS | IB_QP_ALT_PATH,
 	  -EOPNOTSUPP },
+	/* No alternate path, so the migration state is MIGRATED only. */
+	{ "path_mig_migrated", IB_QPT_RC, IB_QPS_RTR, IB_QPS_RTS,
+	  RC_RTS | IB_QP_PATH_MIG_STATE, 0, mig_migrated },
+	{ "path_mig_rearm", IB_QPT_RC, IB_QPS_RTS, IB_QPS_RTS,
+	  IB_QP_STATE | IB_QP_PATH_MIG_STATE, -EINVAL, mig_rearm },
+	{ "path_mig_armed", IB_QPT_UC, IB_QPS_RTR, IB_QPS_RTS,
+	  IB_QP_STATE | IB_QP_SQ_PSN | IB_QP_PATH_MIG_STATE, -EINVAL,
+	  mig_armed },
 	{ "non_standard_bit", IB_QPT_RC, IB_QPS_RTS, IB_QPS_RTS,
 	  IB_QP_STATE | IB_QP_RATE_LIMIT, -EOPNOTSUPP },
 };

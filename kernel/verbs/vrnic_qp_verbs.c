@@ -284,8 +284,19 @@ static int vrnic_qp_check_attr(const struct ib_device_attr *dattr,
 		    !attr->ah_attr.grh.sgid_attr)
 			return -EINVAL;
 	}
-	if (mask & (IB_QP_ALT_PATH | IB_QP_PATH_MIG_STATE))
-		return -EOPNOTSUPP;	/* no automatic path migration */
+	/*
+	 * No alternate path: on RoCE ib_core refuses IB_QP_ALT_PATH itself
+	 * (-EINVAL, _ib_modify_qp()), before a driver sees it.  With no
+	 * alternate path loaded the migration state can only be MIGRATED
+	 * (IBA 17.2.8): a consumer that sets it so, as many copy it from
+	 * an attribute template, is answered as on rxe; ARMED and REARM,
+	 * which arm a path that cannot exist, are refused.
+	 */
+	if (mask & IB_QP_ALT_PATH)
+		return -EOPNOTSUPP;
+	if ((mask & IB_QP_PATH_MIG_STATE) &&
+	    attr->path_mig_state != IB_MIG_MIGRATED)
+		return -EINVAL;
 	return 0;
 }
 

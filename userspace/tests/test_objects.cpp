@@ -293,6 +293,60 @@ TEST_F(ObjectTest, RcQpQueryReturnsWhatWasSet)
 		<< "dgid " << format_gid(ah.grh.dgid);
 }
 
+/*
+ * RoCE has no alternate path (ib_core refuses IBV_QP_ALT_PATH on a RoCE
+ * port before the driver sees it), so a QP's migration state is MIGRATED
+ * (IBA 17.2.8): setting it so, as programs copying an attribute template
+ * do on the way to RTS, works and reads back; REARM and ARMED would arm a
+ * path that cannot exist.  The QP keeps working either way.
+ */
+TEST_F(ObjectTest, RcQpPathMigrationStateWithoutAlternatePath)
+{
+	QpPair p = make_pair();
+	ibv_qp_attr a{};
+
+	a.path_mig_state = IBV_MIG_MIGRATED;
+	EXPECT_EQ(ibv_modify_qp(p.a.qp->get(), &a, IBV_QP_PATH_MIG_STATE), 0)
+		<< "RTS to RTS with the migration state MIGRATED";
+	EXPECT_EQ(p.a.qp->query(IBV_QP_PATH_MIG_STATE).path_mig_state,
+		  IBV_MIG_MIGRATED);
+	for (ibv_mig_state m : {IBV_MIG_REARM, IBV_MIG_ARMED}) {
+		a.path_mig_state = m;
+		EXPECT_EQ(ibv_modify_qp(p.a.qp->get(), &a,
+					IBV_QP_PATH_MIG_STATE), EINVAL)
+			<< "migration state " << m << " with no alternate path";
+	}
+	a = {};
+	a.alt_ah_attr = ah_attr(Side::local, Side::remote);
+	a.alt_port_num = cfg().port;
+	a.alt_timeout = kTimeout;
+	EXPECT_EQ(ibv_modify_qp(p.a.qp->get(), &a, IBV_QP_ALT_PATH), EINVAL)
+		<< "an alternate path on RoCE";
+	EXPECT_EQ(p.a.qp->query(IBV_QP_STATE).qp_state, IBV_QPS_RTS);
+
+	/* Still carries a SEND, its bytes intact. */
+	auto src = make_mr(64, IBV_ACCESS_LOCAL_WRITE);
+	auto dst = make_remote_mr(64);
+	ibv_sge r = verbs::sge(*dst, 0, 64), snd = verbs::sge(*src, 0, 64);
+	ibv_recv_wr rwr{};
+	ibv_send_wr wr{};
+
+	fill_pattern(src->data(), 64, 0x3c);
+	rwr.wr_id = 1;
+	rwr.sg_list = &r;
+	rwr.num_sge = 1;
+	verbs::post_recv(*p.b.qp, rwr);
+	wr.wr_id = 2;
+	wr.sg_list = &snd;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_SEND;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	verbs::post_send(*p.a.qp, wr);
+	EXPECT_TRUE(wc_ok(poll_one(*p.a.send_cq, "SEND"), IBV_WC_SEND, 2));
+	EXPECT_TRUE(wc_ok(poll_one(*p.b.recv_cq, "RECV"), IBV_WC_RECV, 1));
+	EXPECT_TRUE(matches_pattern(dst->data(), 64, 0x3c));
+}
+
 /* ---- MR ---- */
 
 TEST_F(ObjectTest, MrRegisterWithAccessFlags)
