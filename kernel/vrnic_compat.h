@@ -86,6 +86,70 @@ static inline struct ib_udata *vrnic_create_cq_udata(struct ib_udata *udata)
 static_assert(VRNIC_WR_ATOMIC_WRITE == 15 && VRNIC_WC_ATOMIC_WRITE == 9);
 
 /*
+ * v6.2, "RDMA: Extend RDMA user ABI to support flush" and its kernel half:
+ * the FLUSH work request and completion, the MR and QP access bits that
+ * let a FLUSH in, and the device capability that lets ib_core register
+ * an MR with them.  The uverbs values are fixed, so librxe (rdma-core 45
+ * and later) posts the same FLUSH to either kernel.  6.1's
+ * ib_check_mr_access() refuses both access bits (IB_ACCESS_SUPPORTED
+ * ends at HUGETLB): there no MR can be a FLUSH target, and vrnic answers
+ * a FLUSH with a remote access error, as a 6.2+ rxe whose MR lacks the
+ * bit would.
+ */
+#define VRNIC_WR_FLUSH			14	/* IB_UVERBS_WR_FLUSH */
+#define VRNIC_WC_FLUSH			8	/* IB_UVERBS_WC_FLUSH */
+#define VRNIC_ACCESS_FLUSH_GLOBAL	BIT(8)	/* IB_UVERBS_ACCESS_FLUSH_GLOBAL */
+#define VRNIC_ACCESS_FLUSH_PERSISTENT	BIT(9)	/* ..._FLUSH_PERSISTENT */
+/* The FETH's placement types (bits) and selectivity levels (IBTA 1.5). */
+#define VRNIC_FLUSH_GLOBAL		BIT(0)	/* IB_FLUSH_GLOBAL */
+#define VRNIC_FLUSH_PERSISTENT		BIT(1)	/* IB_FLUSH_PERSISTENT */
+#define VRNIC_FLUSH_RANGE		0	/* IB_FLUSH_RANGE */
+#define VRNIC_FLUSH_MR			1	/* IB_FLUSH_MR */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+static_assert(IB_WR_FLUSH == VRNIC_WR_FLUSH && IB_WC_FLUSH == VRNIC_WC_FLUSH);
+static_assert(IB_ACCESS_FLUSH_GLOBAL == VRNIC_ACCESS_FLUSH_GLOBAL &&
+	      IB_ACCESS_FLUSH_PERSISTENT == VRNIC_ACCESS_FLUSH_PERSISTENT);
+static_assert(IB_FLUSH_GLOBAL == VRNIC_FLUSH_GLOBAL &&
+	      IB_FLUSH_PERSISTENT == VRNIC_FLUSH_PERSISTENT &&
+	      IB_FLUSH_MR == VRNIC_FLUSH_MR);
+#define VRNIC_DEVICE_FLUSH_GLOBAL	IB_DEVICE_FLUSH_GLOBAL
+#else
+#define VRNIC_DEVICE_FLUSH_GLOBAL	0
+#endif
+
+/*
+ * A FLUSH WQE as librxe writes it (rxe_send_wr.wr.flush from 6.2 on; 6.1's
+ * header has no such member): the address where an RDMA WQE has it, then
+ * a length word librxe leaves zero, the rkey (where wr.rdma has its
+ * reserved word), the placement type and the selectivity level.  The
+ * length is in the WQE's dma.length.
+ */
+struct vrnic_rxe_flush {
+	__aligned_u64	remote_addr;
+	__u32		length;
+	__u32		rkey;
+	__u8		type;
+	__u8		level;
+};
+
+static_assert(offsetof(struct vrnic_rxe_flush, remote_addr) ==
+	      offsetof(struct rxe_send_wr, wr.rdma.remote_addr) -
+	      offsetof(struct rxe_send_wr, wr));
+static_assert(sizeof(struct vrnic_rxe_flush) <=
+	      sizeof_field(struct rxe_send_wr, wr));
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+static_assert(offsetof(struct vrnic_rxe_flush, rkey) ==
+	      offsetof(struct rxe_send_wr, wr.flush.rkey) -
+	      offsetof(struct rxe_send_wr, wr));
+static_assert(offsetof(struct vrnic_rxe_flush, type) ==
+	      offsetof(struct rxe_send_wr, wr.flush.type) -
+	      offsetof(struct rxe_send_wr, wr));
+static_assert(offsetof(struct vrnic_rxe_flush, level) ==
+	      offsetof(struct rxe_send_wr, wr.flush.level) -
+	      offsetof(struct rxe_send_wr, wr));
+#endif
+
+/*
  * v6.2, the same series: <rdma/rdma_user_rxe.h> gains the FLUSH work
  * request (rxe_send_wr.wr.flush) and the atomic_wr view of rxe_dma_info,
  * both inside unions that were larger already.  librxe (rdma-core 44)

@@ -58,6 +58,8 @@ struct vrnic_swqe {
 	/*
 	 * BIND_MW: the window's rkey (rkey: its next) and the MR's lkey;
 	 * remote_addr and compare_add: the window's address and length.
+	 * FLUSH: compare_add is the range's length, swap the FETH's
+	 * placement type and selectivity level as the FETH lays them out.
 	 */
 	u32	mw_rkey;
 	u32	mr_lkey;
@@ -95,6 +97,7 @@ enum vrnic_replay_kind {
 	VRNIC_REPLAY_NONE,
 	VRNIC_REPLAY_READ,
 	VRNIC_REPLAY_ATOMIC,
+	VRNIC_REPLAY_FLUSH,
 };
 
 struct vrnic_rd_replay {

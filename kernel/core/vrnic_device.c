@@ -288,7 +288,7 @@ static void vrnic_init_attr(struct vrnic_dev *vdev)
 			      IB_DEVICE_MEM_MGT_EXTENSIONS |
 			      IB_DEVICE_MEM_WINDOW |
 			      IB_DEVICE_MEM_WINDOW_TYPE_2B |
-			      IB_DEVICE_SRQ_RESIZE;
+			      IB_DEVICE_SRQ_RESIZE | VRNIC_DEVICE_FLUSH_GLOBAL;
 	a->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	a->max_send_sge = VRNIC_MAX_SGE;
 	a->max_recv_sge = VRNIC_MAX_SGE;

@@ -78,6 +78,23 @@ static bool vrnic_req_load_fixed(const struct rxe_send_wqe *s,
 		w->reg_access = READ_ONCE(s->wr.wr.mw.access);
 		return true;
 	}
+	if (w->opcode == VRNIC_WR_FLUSH) {
+		const struct vrnic_rxe_flush *f = (const void *)&s->wr.wr;
+
+		/*
+		 * No payload, no SGE: the range travels in the RETH, the
+		 * placement type and selectivity level in the FETH.  The
+		 * responder checks them; the value read here is what goes.
+		 */
+		w->remote_addr = READ_ONCE(f->remote_addr);
+		w->rkey = READ_ONCE(f->rkey);
+		w->compare_add = READ_ONCE(s->dma.length);
+		w->swap = READ_ONCE(f->type) |
+			  (u64)READ_ONCE(f->level) << VRNIC_FETH_SEL_SHIFT;
+		w->length = 0;
+		w->num_sge = 0;
+		return true;
+	}
 	if (w->opcode == VRNIC_WR_ATOMIC_WRITE) {
 		/* The 8 bytes travel in the WQE (librxe's dma.atomic_wr). */
 		w->remote_addr = READ_ONCE(s->wr.wr.rdma.remote_addr);
@@ -625,6 +642,42 @@ static enum vrnic_req_step vrnic_req_atomic(struct vrnic_qp *qp,
 	return VRNIC_REQ_PROGRESS;
 }
 
+/**
+ * vrnic_req_flush - build the request of a FLUSH (IBTA 1.5)
+ * @qp:		the QP
+ * @w:		the FLUSH, at the requester's index
+ * @psn:	the request's PSN (req.psn)
+ * @dst_qpn:	the destination QP
+ * @skbp:	the packet built, on VRNIC_REQ_PROGRESS
+ *
+ * One packet, FETH and RETH, no payload; the responder answers it with an
+ * empty RDMA READ response, which vrnic_comp_read_resp() takes as a READ
+ * of 0 bytes.
+ *
+ * Return: VRNIC_REQ_PROGRESS, or VRNIC_REQ_NOMEM.
+ */
+static enum vrnic_req_step vrnic_req_flush(struct vrnic_qp *qp,
+					   struct vrnic_swqe *w, u32 psn,
+					   u32 dst_qpn, struct sk_buff **skbp)
+{
+	struct sk_buff *skb;
+
+	skb = vrnic_pkt_build(qp, VRNIC_OP_RC_FLUSH, psn, dst_qpn, 0, true,
+			      false);
+	if (!skb)
+		return VRNIC_REQ_NOMEM;
+	vrnic_feth_set(vrnic_hdr_at(skb->data, VRNIC_HDR_FETH),
+		       w->swap & VRNIC_FETH_PLT_MASK,
+		       w->swap >> VRNIC_FETH_SEL_SHIFT);
+	vrnic_reth_set(vrnic_hdr_at(skb->data, VRNIC_HDR_RETH),
+		       w->remote_addr, w->rkey, (u32)w->compare_add);
+	w->last_psn = psn;
+	qp->req.psn = vrnic_psn_next(psn);
+	vrnic_req_next_wqe(qp);
+	*skbp = skb;
+	return VRNIC_REQ_PROGRESS;
+}
+
 /* Fill the extension headers that the opcode of @skb has, from @w. */
 static void vrnic_req_ext_hdrs(struct vrnic_qp *qp, const struct vrnic_swqe *w,
 			       struct sk_buff *skb)
@@ -743,6 +796,9 @@ static enum vrnic_req_step vrnic_req_packet(struct vrnic_qp *qp, u32 index,
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
 		ret = vrnic_req_atomic(qp, w, psn, dst_qpn, &skb);
+		break;
+	case VRNIC_WR_FLUSH:
+		ret = vrnic_req_flush(qp, w, psn, dst_qpn, &skb);
 		break;
 	default:
 		ret = vrnic_req_data(qp, index, w, psn, dst_qpn, &skb);

@@ -735,6 +735,75 @@ static enum vrnic_resp_verdict vrnic_resp_atomic_write(struct vrnic_qp *qp,
 	return err ? VRNIC_RESP_ACCESS : VRNIC_RESP_OK;
 }
 
+/* The answer to a FLUSH at @psn: an RDMA READ response without payload. */
+static void vrnic_resp_flush_answer(struct vrnic_qp *qp, u32 psn)
+{
+	struct sk_buff *skb;
+
+	vrnic_resp_flush_ack(qp);
+	skb = vrnic_pkt_build(qp, VRNIC_OP_RC_RDMA_READ_RESPONSE_ONLY, psn,
+			      qp->attr.dest_qp_num, 0, false, false);
+	if (!skb)
+		return;		/* the requester's timer asks again */
+	vrnic_aeth_set(vrnic_hdr_at(skb->data, VRNIC_HDR_AETH),
+		       VRNIC_AETH_ACK | VRNIC_AETH_CREDITS_INVALID, qp->resp.msn);
+	vrnic_pkt_send(qp, skb, &qp->attr.ah_attr, qp->attr.dest_qp_num);
+}
+
+/*
+ * FLUSH (IBTA 1.5, memory placement extensions): what this QP placed
+ * before it (all of it: requests execute in PSN order) becomes visible at
+ * the placement type the FETH names, over the RETH's range or, at
+ * selectivity level MR, all of the MR the rkey names.  The QP needs the
+ * access flag of each type asked for (else an invalid request, as rxe
+ * answers), and the MR or window the same flags (else a remote access
+ * error).  vrnic places data with the CPU in host memory, so global
+ * visibility is a store barrier.  Persistence is not offered: the device
+ * does not advertise IB_DEVICE_FLUSH_PERSISTENT, so no MR holds that
+ * access and such a FLUSH fails its rkey check.  The answer is an empty
+ * RDMA READ response, as rxe (6.2 and later) answers; a FLUSH takes a
+ * responder resource, and a duplicate of it is answered again.
+ */
+static enum vrnic_resp_verdict vrnic_resp_flush(struct vrnic_qp *qp,
+						struct sk_buff *skb)
+{
+	struct vrnic_feth *feth = vrnic_pkt_hdr(skb, VRNIC_HDR_FETH);
+	struct vrnic_reth *reth = vrnic_pkt_hdr(skb, VRNIC_HDR_RETH);
+	unsigned int plt = vrnic_feth_plt(feth), sel = vrnic_feth_sel(feth);
+	u32 psn = vrnic_pkt(skb)->psn;
+	struct vrnic_rd_replay *r;
+	struct vrnic_rkey rk;
+	int access = 0;
+
+	if (!plt || plt & ~(VRNIC_FLUSH_GLOBAL | VRNIC_FLUSH_PERSISTENT) ||
+	    sel > VRNIC_FLUSH_MR)
+		return VRNIC_RESP_INV_REQ;
+	if (plt & VRNIC_FLUSH_GLOBAL)
+		access |= VRNIC_ACCESS_FLUSH_GLOBAL;
+	if (plt & VRNIC_FLUSH_PERSISTENT)
+		access |= VRNIC_ACCESS_FLUSH_PERSISTENT;
+	if ((qp->attr.qp_access_flags & access) != access)
+		return VRNIC_RESP_INV_REQ;
+	/* Level MR names no range: only the rkey and its rights count. */
+	if (vrnic_resp_rkey_get(qp, vrnic_reth_rkey(reth), access,
+				vrnic_reth_va(reth),
+				sel == VRNIC_FLUSH_MR ? 0 : vrnic_reth_len(reth),
+				&rk))
+		return VRNIC_RESP_ACCESS;
+	vrnic_rkey_put(&rk);
+	/* The placements before it are seen before its answer is. */
+	wmb();
+
+	r = vrnic_resp_replay_slot(qp);
+	r->kind = VRNIC_REPLAY_FLUSH;
+	r->psn = psn;
+	r->npsn = 1;
+	qp->resp.msn++;
+	qp->resp.epsn = vrnic_psn_next(psn);
+	vrnic_resp_flush_answer(qp, psn);
+	return VRNIC_RESP_ANSWERED;
+}
+
 /* A request with a PSN we already executed (IBA 9.9.2.1). */
 static void vrnic_resp_duplicate(struct vrnic_qp *qp, struct sk_buff *skb)
 {
@@ -763,12 +832,21 @@ static void vrnic_resp_duplicate(struct vrnic_qp *qp, struct sk_buff *skb)
 		vrnic_count(vdev, VRNIC_CNT_RX_DROP_DUP);
 		return;
 	}
-	if (pkt->flags & VRNIC_OPF_ATOMIC) {
+	if (pkt->flags & (VRNIC_OPF_ATOMIC | VRNIC_OPF_FLUSH)) {
 		for (i = 0; i < VRNIC_MAX_RD_ATOMIC; i++) {
 			struct vrnic_rd_replay *r = &qp->replay[i];
 
-			if (r->kind == VRNIC_REPLAY_ATOMIC && r->psn == pkt->psn) {
+			if (r->psn != pkt->psn)
+				continue;
+			if (r->kind == VRNIC_REPLAY_ATOMIC &&
+			    (pkt->flags & VRNIC_OPF_ATOMIC)) {
 				vrnic_resp_atomic_ack(qp, pkt->psn, r->orig);
+				return;
+			}
+			/* Its placements are visible already: answer again. */
+			if (r->kind == VRNIC_REPLAY_FLUSH &&
+			    (pkt->flags & VRNIC_OPF_FLUSH)) {
+				vrnic_resp_flush_answer(qp, pkt->psn);
 				return;
 			}
 		}
@@ -888,7 +966,7 @@ static const vrnic_resp_handler vrnic_resp_handlers[] = {
 	[VRNIC_RESP_OP(ilog2(VRNIC_OPF_READ))]		= vrnic_resp_read_new,
 	[VRNIC_RESP_OP(ilog2(VRNIC_OPF_ATOMIC))]	= vrnic_resp_atomic,
 	[VRNIC_RESP_OP(ilog2(VRNIC_OPF_ATOMIC_WRITE))]	= vrnic_resp_atomic_write,
-	[VRNIC_RESP_OP(ilog2(VRNIC_OPF_FLUSH))]		= NULL,	/* not offered */
+	[VRNIC_RESP_OP(ilog2(VRNIC_OPF_FLUSH))]		= vrnic_resp_flush,
 };
 
 /*

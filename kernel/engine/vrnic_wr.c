@@ -34,6 +34,13 @@ const struct vrnic_wr_info vrnic_wr_table[VRNIC_WR_TABLE_LEN] = {
 	[VRNIC_WR_ATOMIC_WRITE]	= WR(VRNIC_WR_RC, VRNIC_WRF_ATOMIC_WRITE,
 				     (enum ib_wc_opcode)VRNIC_WC_ATOMIC_WRITE),
 	/*
+	 * FLUSH (IBTA 1.5): librxe 45 and later post it.  A kernel
+	 * ib_send_wr has no form of it (rxe 6.12 copies none of its fields).
+	 */
+	[VRNIC_WR_FLUSH]	= WR(VRNIC_WR_RC, VRNIC_WRF_FLUSH,
+				     (enum ib_wc_opcode)VRNIC_WC_FLUSH,
+				     .user_only = true),
+	/*
 	 * Memory operations on this side, connected QPs only.  LOCAL_INV
 	 * invalidates a type 2 window (any consumer) or a fast-registration
 	 * MR (a kernel one's: its PD is checked); BIND_MW has no kernel form

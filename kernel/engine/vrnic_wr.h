@@ -28,6 +28,7 @@ enum vrnic_wr_family {
 	VRNIC_WRF_READ,		/* a READ request, answered by responses */
 	VRNIC_WRF_ATOMIC,	/* one request, answered by an atomic ACK */
 	VRNIC_WRF_ATOMIC_WRITE,	/* one request of 8 bytes, answered by an ACK */
+	VRNIC_WRF_FLUSH,	/* one request, answered by an empty READ response */
 	VRNIC_WRF_LOCAL,	/* nothing: a memory operation on this side */
 };
 
@@ -36,8 +37,8 @@ enum vrnic_wr_family {
  * @qp_types:	VRNIC_WR_RC, _UC, _UD where it may be posted
  * @kernel_only: only a kernel consumer may post it (a REG_MR WQE carries
  *		a kernel pointer)
- * @user_only:	only librxe posts it (BIND_MW: struct ib_send_wr has no
- *		form of it in this kernel)
+ * @user_only:	only librxe posts it (BIND_MW, FLUSH: struct ib_send_wr
+ *		has no form of them)
  * @family:	what it becomes on the wire
  * @wc_opcode:	the opcode of its completion
  *
@@ -74,13 +75,17 @@ static inline bool vrnic_wr_is_atomic(u32 opcode)
 	return i && i->family == VRNIC_WRF_ATOMIC;
 }
 
-/* A READ or an atomic: completes only with its response. */
+/*
+ * A READ, an atomic or a FLUSH: takes one of the responder's resources
+ * (max_rd_atomic) and completes only with its response.
+ */
 static inline bool vrnic_wr_is_read_atomic(u32 opcode)
 {
 	const struct vrnic_wr_info *i = vrnic_wr_info(opcode);
 
 	return i && (i->family == VRNIC_WRF_READ ||
-		     i->family == VRNIC_WRF_ATOMIC);
+		     i->family == VRNIC_WRF_ATOMIC ||
+		     i->family == VRNIC_WRF_FLUSH);
 }
 
 /* Local work: REG_MR, LOCAL_INV, BIND_MW; no packet, no PSN. */

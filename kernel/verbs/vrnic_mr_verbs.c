@@ -15,6 +15,7 @@
 #include <rdma/rdma_user_rxe.h>
 
 #include "vrnic.h"
+#include "vrnic_compat.h"
 #include "vrnic_mr.h"
 #include "mem/vrnic_mem.h"
 #include "mem/vrnic_mw.h"
@@ -80,7 +81,8 @@ struct ib_mr *vrnic_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 		return ERR_PTR(-EINVAL);
 	if (access & ~(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
 		       IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC |
-		       IB_ACCESS_MW_BIND | IB_ACCESS_RELAXED_ORDERING))
+		       IB_ACCESS_MW_BIND | IB_ACCESS_RELAXED_ORDERING |
+		       VRNIC_ACCESS_FLUSH_GLOBAL))
 		return ERR_PTR(-EOPNOTSUPP);
 
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);

@@ -1574,5 +1574,198 @@ INSTANTIATE_TEST_SUITE_P(
 		return std::string(info.param.name);
 	});
 
+/* ---- FLUSH (IBTA 1.5), written into the send queue as librxe 45 does ---- */
+
+/*
+ * rdma-core 44 has no FLUSH: its values from the uverbs ABI (Linux 6.2,
+ * rdma-core 45's verbs.h).
+ */
+constexpr uint64_t kDeviceFlushGlobal = 1ULL << 38;	/* IBV_DEVICE_FLUSH_GLOBAL */
+constexpr int kAccessFlushGlobal = 1 << 8;		/* IBV_ACCESS_FLUSH_GLOBAL */
+constexpr int kAccessFlushPersistent = 1 << 9;		/* ..._FLUSH_PERSISTENT */
+constexpr uint32_t kWrFlush = 14;			/* IBV_WR_FLUSH */
+constexpr int kWcFlush = 8;				/* IBV_WC_FLUSH */
+constexpr uint8_t kFlushGlobal = 1, kFlushPersistent = 2;
+constexpr uint8_t kFlushRange = 0, kFlushMr = 1;
+
+/*
+ * A FLUSH WQE as librxe's wr_flush() writes it: rxe_send_wr.wr.flush
+ * (remote_addr, length, rkey, type, level; 6.1's header has no such
+ * member) and the length in dma.length and dma.resid, no SGE.
+ */
+void fill_flush(SendWqe *w, uint64_t wr_id, uint64_t addr, uint32_t len,
+		uint32_t rkey, uint8_t type, uint8_t level)
+{
+	auto *f = reinterpret_cast<uint8_t *>(&w->wr.wr);
+
+	w->wr.wr_id = wr_id;
+	w->wr.opcode = kWrFlush;
+	w->wr.send_flags = IBV_SEND_SIGNALED;
+	std::memcpy(f, &addr, sizeof(addr));
+	std::memcpy(f + 12, &rkey, sizeof(rkey));
+	f[16] = type;
+	f[17] = level;
+	w->iova = addr;
+	w->dma.length = len;
+	w->dma.resid = len;
+}
+
+/*
+ * The raw QP (the device under test) is the requester, b the responder.
+ * A responder that offers FLUSH (IBV_DEVICE_FLUSH_GLOBAL: vrnic and rxe
+ * on Linux 6.2 and later) registers MRs for it; Linux 6.1 refuses the
+ * access bit at registration, so there a FLUSH can only be refused.
+ */
+class FlushTest : public HostileTest {
+protected:
+	bool offered(Side side)
+	{
+		ibv_device_attr_ex ex{};
+
+		return ibv_query_device_ex(context(side)->get(), nullptr,
+					   &ex) == 0 &&
+		       (ex.device_cap_flags_ex & kDeviceFlushGlobal);
+	}
+
+	/* b's QP takes what kAllAccess allows and @extra. */
+	static void grant(const Endpoint &b, int extra)
+	{
+		ibv_qp_attr a{};
+
+		a.qp_access_flags = kAllAccess | extra;
+		ASSERT_EQ(ibv_modify_qp(b.qp->get(), &a, IBV_QP_ACCESS_FLAGS), 0)
+			<< "b's QP access flags";
+	}
+
+	static ibv_wc flush(RawQp &raw, uint64_t wr_id, uint64_t addr,
+			    uint32_t len, uint32_t rkey, uint8_t type,
+			    uint8_t level)
+	{
+		fill_flush(raw.send_slot(), wr_id, addr, len, rkey, type, level);
+		raw.publish_send();
+		EXPECT_EQ(raw.doorbell(), 0);
+		return poll_one(*raw.send_cq(), "FLUSH");
+	}
+};
+
+/*
+ * A FLUSH after WRITEs completes, after them, as a FLUSH, with the data
+ * in place: over a range, and at the MR level (no range).
+ */
+TEST_F(FlushTest, GlobalAfterWritesCompletes)
+{
+	constexpr uint32_t n = 3000;
+	auto raw = make_raw_qp();
+	Endpoint b = make_remote_endpoint(IBV_QPT_RC);
+
+	if (!offered(Side::remote)) {
+		std::vector<uint8_t> buf(4096);
+		ibv_mr *mr = ibv_reg_mr(pd(Side::remote)->get(), buf.data(),
+					buf.size(),
+					kMrAccess | kAccessFlushGlobal);
+
+		EXPECT_EQ(mr, nullptr) << "an MR registered for FLUSH on a "
+				       << "device that does not offer it";
+		if (mr)
+			ibv_dereg_mr(mr);
+		GTEST_SKIP() << dev(Side::remote).device
+			     << " does not offer FLUSH (Linux before 6.2 "
+				"registers no MR for it)";
+	}
+	connect_raw(*raw, b);
+	grant(b, kAccessFlushGlobal);
+	auto src = make_mr(n, IBV_ACCESS_LOCAL_WRITE);
+	auto dst = make_remote_mr(kGuard + n + kGuard,
+				  kMrAccess | kAccessFlushGlobal);
+
+	fill_pattern(src->data(), n, 0x61);
+	fill_pattern(dst->data(), dst->length(), kGuardSeed);
+	fill_send(raw->send_slot(), 1, IBV_WR_RDMA_WRITE, *src, n,
+		  dst->addr() + kGuard, dst->rkey());
+	raw->publish_send();
+	ibv_wc fwc = flush(*raw, 2, dst->addr() + kGuard, n, dst->rkey(),
+			   kFlushGlobal, kFlushRange);
+	ibv_wc wwc = fwc;
+
+	if (fwc.wr_id == 1)	/* the WRITE's, first: the FLUSH's is next */
+		fwc = poll_one(*raw->send_cq(), "FLUSH after the WRITE");
+	EXPECT_TRUE(wc_ok(wwc, IBV_WC_RDMA_WRITE, 1)) << describe(wwc);
+	EXPECT_EQ(fwc.status, IBV_WC_SUCCESS) << describe(fwc);
+	EXPECT_EQ(static_cast<int>(fwc.opcode), kWcFlush) << describe(fwc);
+	EXPECT_EQ(fwc.wr_id, 2u) << describe(fwc);
+	EXPECT_TRUE(matches_pattern(dst->data() + kGuard, n, 0x61))
+		<< "the WRITE's bytes";
+	EXPECT_TRUE(matches_pattern(dst->data(), kGuard, kGuardSeed))
+		<< "bytes before the target";
+	EXPECT_TRUE(matches_pattern(dst->data() + kGuard + n, kGuard,
+				    kGuardSeed, kGuard + n))
+		<< "bytes after the target";
+
+	/* Level MR: the whole MR, whatever the address and length say. */
+	fwc = flush(*raw, 3, 0, 0, dst->rkey(), kFlushGlobal, kFlushMr);
+	EXPECT_EQ(fwc.status, IBV_WC_SUCCESS) << describe(fwc);
+	EXPECT_EQ(static_cast<int>(fwc.opcode), kWcFlush) << describe(fwc);
+	EXPECT_EQ(raw->state(), IBV_QPS_RTS);
+	EXPECT_FALSE(try_poll(*b.recv_cq, cfg().quiet))
+		<< "a FLUSH consumed a receive";
+	expect_device_works();
+}
+
+/*
+ * A FLUSH the responder may not take fails with the IBTA status and takes
+ * the requester's QP to ERR: a QP without the placement type's access
+ * flag (invalid request), an MR without it, a range outside the MR, or a
+ * placement type the MR cannot have (remote access error).
+ */
+TEST_F(FlushTest, RefusedWithoutTheRight)
+{
+	constexpr uint32_t n = 4096;
+	const bool has = offered(Side::remote);
+	auto plain = make_remote_mr(n);
+	std::shared_ptr<Mr> granted =
+		has ? make_remote_mr(n, kMrAccess | kAccessFlushGlobal) : plain;
+	struct Case {
+		const char *what;
+		int qp_extra;
+		const Mr *mr;
+		uint64_t off;
+		uint32_t len;
+		uint8_t type;
+		ibv_wc_status want;
+		bool needs_offer;
+	} cases[] = {
+		{"QP lacks FLUSH_GLOBAL", 0, granted.get(), 0, n, kFlushGlobal,
+		 IBV_WC_REM_INV_REQ_ERR, false},
+		{"MR lacks FLUSH_GLOBAL", kAccessFlushGlobal, plain.get(), 0, n,
+		 kFlushGlobal, IBV_WC_REM_ACCESS_ERR, false},
+		{"range past the MR's end", kAccessFlushGlobal, granted.get(),
+		 n / 2, n, kFlushGlobal, IBV_WC_REM_ACCESS_ERR, true},
+		{"persistent, which no MR has",
+		 kAccessFlushGlobal | kAccessFlushPersistent, granted.get(), 0, n,
+		 kFlushPersistent, IBV_WC_REM_ACCESS_ERR, true},
+	};
+
+	fill_pattern(plain->data(), n, 0x62);
+	for (const Case &c : cases) {
+		SCOPED_TRACE(c.what);
+		if (c.needs_offer && !has)
+			continue;
+		auto raw = make_raw_qp();
+		Endpoint b = make_remote_endpoint(IBV_QPT_RC);
+
+		connect_raw(*raw, b);
+		grant(b, c.qp_extra);
+		ibv_wc wc = flush(*raw, 7, c.mr->addr() + c.off, c.len,
+				  c.mr->rkey(), c.type, kFlushRange);
+		EXPECT_EQ(wc.status, c.want) << describe(wc);
+		EXPECT_EQ(wc.wr_id, 7u) << describe(wc);
+		EXPECT_EQ(raw->wait_state(IBV_QPS_ERR, cfg().timeout),
+			  IBV_QPS_ERR);
+	}
+	EXPECT_TRUE(matches_pattern(plain->data(), n, 0x62))
+		<< "a refused FLUSH changed the MR";
+	expect_device_works();
+}
+
 } // namespace
 } // namespace vrnic::test
