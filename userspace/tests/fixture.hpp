@@ -319,6 +319,12 @@ protected:
 	 */
 	void wait_first_bytes(const uint8_t *sink, size_t guard_off) const;
 	/*
+	 * A SEND and an RDMA WRITE over @p (a to b), each payload (pattern
+	 * @seed, then @seed + 1) and the guards around it checked; @what
+	 * names the pair in failures.
+	 */
+	void expect_traffic(const QpPair &p, uint32_t seed, const char *what);
+	/*
 	 * A long READ of @size bytes, whose source (pattern @seed) was revoked
 	 * (deregistered, deallocated: @revoked names it) while the READ was
 	 * answered and then overwritten with pattern @secret, ended in @wc.

@@ -591,56 +591,6 @@ protected:
 		return out;
 	}
 
-	/* A SEND and an RDMA WRITE over p, with the data checked. */
-	void expect_traffic(const QpPair &p, uint32_t seed, const char *what)
-	{
-		SCOPED_TRACE(what);
-		constexpr uint32_t n = 1500;
-		auto src = make_mr(n, IBV_ACCESS_LOCAL_WRITE);
-		auto dst = make_remote_mr(kGuard + n + kGuard);
-
-		fill_pattern(src->data(), n, seed);
-		fill_pattern(dst->data(), dst->length(), kGuardSeed);
-		ibv_sge r = verbs::sge(*dst, kGuard, n);
-		ibv_recv_wr rwr{};
-		rwr.wr_id = 0x5a;
-		rwr.sg_list = &r;
-		rwr.num_sge = 1;
-		verbs::post_recv(*p.b.qp, rwr);
-
-		ibv_sge s = verbs::sge(*src, 0, n);
-		ibv_send_wr wr{};
-		wr.wr_id = 0xa5;
-		wr.sg_list = &s;
-		wr.num_sge = 1;
-		wr.opcode = IBV_WR_SEND;
-		wr.send_flags = IBV_SEND_SIGNALED;
-		verbs::post_send(*p.a.qp, wr);
-		EXPECT_TRUE(wc_ok(poll_one(*p.a.send_cq, "sanity SEND"),
-				  IBV_WC_SEND, 0xa5));
-		ibv_wc rwc = poll_one(*p.b.recv_cq, "sanity RECV");
-		EXPECT_TRUE(wc_ok(rwc, IBV_WC_RECV, 0x5a));
-		EXPECT_EQ(rwc.byte_len, n);
-		EXPECT_TRUE(matches_pattern(dst->data() + kGuard, n, seed))
-			<< "SEND payload";
-
-		fill_pattern(src->data(), n, seed + 1);
-		wr.wr_id = 0xa6;
-		wr.opcode = IBV_WR_RDMA_WRITE;
-		wr.wr.rdma.remote_addr = dst->addr() + kGuard;
-		wr.wr.rdma.rkey = dst->rkey();
-		verbs::post_send(*p.a.qp, wr);
-		EXPECT_TRUE(wc_ok(poll_one(*p.a.send_cq, "sanity WRITE"),
-				  IBV_WC_RDMA_WRITE, 0xa6));
-		EXPECT_TRUE(matches_pattern(dst->data() + kGuard, n, seed + 1))
-			<< "WRITE payload";
-		EXPECT_TRUE(matches_pattern(dst->data(), kGuard, kGuardSeed))
-			<< "bytes before the target";
-		EXPECT_TRUE(matches_pattern(dst->data() + kGuard + n, kGuard,
-					    kGuardSeed, kGuard + n))
-			<< "bytes after the target";
-	}
-
 	/* Every hostile test ends here. */
 	void expect_device_works()
 	{

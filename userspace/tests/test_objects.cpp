@@ -324,27 +324,7 @@ TEST_F(ObjectTest, RcQpPathMigrationStateWithoutAlternatePath)
 		<< "an alternate path on RoCE";
 	EXPECT_EQ(p.a.qp->query(IBV_QP_STATE).qp_state, IBV_QPS_RTS);
 
-	/* Still carries a SEND, its bytes intact. */
-	auto src = make_mr(64, IBV_ACCESS_LOCAL_WRITE);
-	auto dst = make_remote_mr(64);
-	ibv_sge r = verbs::sge(*dst, 0, 64), snd = verbs::sge(*src, 0, 64);
-	ibv_recv_wr rwr{};
-	ibv_send_wr wr{};
-
-	fill_pattern(src->data(), 64, 0x3c);
-	rwr.wr_id = 1;
-	rwr.sg_list = &r;
-	rwr.num_sge = 1;
-	verbs::post_recv(*p.b.qp, rwr);
-	wr.wr_id = 2;
-	wr.sg_list = &snd;
-	wr.num_sge = 1;
-	wr.opcode = IBV_WR_SEND;
-	wr.send_flags = IBV_SEND_SIGNALED;
-	verbs::post_send(*p.a.qp, wr);
-	EXPECT_TRUE(wc_ok(poll_one(*p.a.send_cq, "SEND"), IBV_WC_SEND, 2));
-	EXPECT_TRUE(wc_ok(poll_one(*p.b.recv_cq, "RECV"), IBV_WC_RECV, 1));
-	EXPECT_TRUE(matches_pattern(dst->data(), 64, 0x3c));
+	expect_traffic(p, 0x3c, "after the refused changes");
 }
 
 /* ---- MR ---- */
