@@ -188,6 +188,16 @@ const Target *Generator::find(uint32_t qpn) const
 namespace {
 
 /*
+ * An RC request that takes a responder resource and whose duplicates the
+ * responder answers from its record (READ, COMPARE SWAP, FETCH ADD, FLUSH):
+ * one behind the PSN window that matches no record is dropped (rx_drop_dup).
+ */
+bool is_rd_request(uint8_t op)
+{
+	return op == 0x0c || op == 0x13 || op == 0x14 || op == 0x1c;
+}
+
+/*
  * vrnic_parse_hdrs() and the QP checks of vrnic_recv(), ICRC given; @foreign:
  * the packet does not come from any RC or UC QP's peer.
  */
@@ -328,7 +338,7 @@ void Generator::finish(std::span<uint8_t> pkt, Packet &p, bool valid, Rng &r) co
 				   ? Detail::resp_before : Detail::resp_after;
 		else if (((psn - t->rq_psn) & kPsnMask) < (1u << 23))
 			p.detail = Detail::req_ahead;
-		else if (pkt[0] == 0x0c || pkt[0] == 0x13 || pkt[0] == 0x14)
+		else if (is_rd_request(pkt[0]))
 			p.detail = ((t->rq_psn - psn) & kPsnMask) <= (1u << 23) - cfg_.psn_guard
 				   ? Detail::req_behind_rd : Detail::req_behind_rd_far;
 		else

@@ -115,8 +115,8 @@ std::string_view fate_name(Fate f);	/* kebab-case: "rx-drop-icrc" */
  * QP's responder (a request behind or ahead of the PSN it expects) or
  * completer (a response for a PSN before or after the live sq-psn).  Its
  * P_Key is the default one: others are dropped first (Fate::rx_drop_pkey).
- * A READ or atomic request behind (req_behind_rd) is a duplicate the
- * responder answers only if it resends one the QP executed: against
+ * A READ, atomic or FLUSH request behind (req_behind_rd) is a duplicate
+ * the responder answers only if it resends one the QP executed: against
  * traffic that issues none, each is dropped (rx_drop_dup).  One more than
  * 2^23 - psn_guard behind (req_behind_rd_far) may be either: the traffic
  * can move the expected PSN up to psn_guard meanwhile, and past half the
@@ -124,8 +124,8 @@ std::string_view fate_name(Fate f);	/* kebab-case: "rx-drop-icrc" */
  */
 enum class Detail {
 	gsi,
-	req_behind,	/* SEND, WRITE, ATOMIC WRITE, FLUSH */
-	req_behind_rd,	/* RDMA READ, COMPARE SWAP, FETCH ADD */
+	req_behind,	/* SEND, WRITE, ATOMIC WRITE */
+	req_behind_rd,	/* RDMA READ, COMPARE SWAP, FETCH ADD, FLUSH */
 	req_behind_rd_far,
 	req_ahead,
 	resp_before,

@@ -294,8 +294,8 @@ TEST(Generator, LiveQpsAreSafe)
 }
 
 /*
- * fuzz.sh counts rx_drop_dup against Detail::req_behind_rd: every READ or
- * atomic request to a live RC QP behind the PSN it expects by at most
+ * fuzz.sh counts rx_drop_dup against Detail::req_behind_rd: every READ,
+ * atomic or FLUSH request to a live RC QP behind the PSN it expects by at most
  * 2^23 - psn_guard (req_behind_rd_far: further), and nothing else, so none
  * of them may be classed otherwise, and some of each must be sent.
  */
@@ -311,7 +311,8 @@ TEST(Generator, DuplicateReadsAndAtomicsAreCounted)
 			continue;
 		const bool req = !(opcode_info(buf[0]).flags & kOpResp);
 		const bool behind = ((psn_of(buf) - 0x100) & kPsnMask) >= (1u << 23);
-		const bool rd_op = buf[0] == 0x0c || buf[0] == 0x13 || buf[0] == 0x14;
+		const bool rd_op = buf[0] == 0x0c || buf[0] == 0x13 ||
+				   buf[0] == 0x14 || buf[0] == 0x1c;
 		const bool near = ((0x100 - psn_of(buf)) & kPsnMask) <= (1u << 23) - c.psn_guard;
 		ASSERT_EQ(p.detail == Detail::req_behind_rd, req && behind && rd_op && near)
 			<< "packet " << i << " opcode " << unsigned(buf[0]);

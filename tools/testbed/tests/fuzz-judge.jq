@@ -11,9 +11,9 @@
 # QPs refuse from a foreign source (vrnic-fuzz --foreign-source): none in
 # the other phases, and in that one at least one packet must have been
 # aimed at them, or the phase proved nothing.  rx_drop_dup counts the
-# duplicate READs and atomics the responders dropped as resends of none
-# they executed: the live traffic (SEND and WRITE) issues none, so each
-# READ or atomic request the fuzzer aimed behind a live RC QP's expected
+# duplicate READs, atomics and FLUSHes the responders dropped as resends
+# of none they executed: the live traffic (SEND and WRITE) issues none, so
+# each such request the fuzzer aimed behind a live RC QP's expected
 # PSN (to-qp req-behind-rd) is one, and no other packet is, but for
 # those so far behind that the traffic may have made them ahead meanwhile
 # (req-behind-rd-far: either); before the
