@@ -54,7 +54,15 @@ pair() {
 	ip netns exec ns0 timeout "$T" $srv >"$log.server.log" 2>&1 &
 	local pid=$!
 	if [ "$port" = - ]; then
-		sleep 2
+		# An RDMA CM listener (rping's, port 7174) opens no socket:
+		# wait for its cm_id to LISTEN.  A fixed 2 s lost the race in
+		# a make check whose other lane was busy (the client's connect
+		# was rejected, reason 8: no listener yet).
+		for ((i = 0; i < T * 10; i++)); do
+			rdma resource show cm_id 2>/dev/null | grep -q 'state LISTEN.*:7174' && break
+			sleep 0.1
+		done
+		echo "$name: the RDMA CM listener after $((i / 10)).$((i % 10)) s"
 	else
 		tb_wait_port "$port" "$T" ns0 || true
 	fi
