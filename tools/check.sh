@@ -53,6 +53,7 @@ steps=$out/steps.txt
 : >"$steps"
 t0=$(date +%s)
 lane=main
+fl=stock	# the flavour of the job running: stock or stock612
 
 want() {
 	[ -n "${CHECK_ONLY:-}" ] && ! [[ $1 =~ $CHECK_ONLY ]] && return 1
@@ -84,7 +85,7 @@ declare -A budget_check=(
 	[stock/model]=240 [stock/restrack]=240 [stock/sweeps]=240
 	[stock/bpftrace]=300 [stock/conformance-lo]=90 [stock/counters-mlx5]=60
 	[stock/ci-recipe]=400
-	[build/deb]=300 [build/deb-dkms]=120 [stock/deb]=400
+	[build/deb]=300 [build/deb-dkms]=120 [build/deb-dkms612]=120 [stock/deb]=400
 	[stock/interop-conformance]=240
 	[stock/two]=900 [stock/two-smp2]=900 [stock/smoke]=300 [stock/nvmeof]=200
 	[stock/middleware]=200
@@ -116,8 +117,10 @@ declare -A budget_full=(
 budget() {
 	local b=""
 	[ "$tier" = full ] && b=${budget_full[$1]:-}
-	[ -n "$b" ] || b=${budget_check[$1]:-600}
-	echo "$b"
+	[ -n "$b" ] || b=${budget_check[$1]:-}
+	# A 6.1 step run on 6.12 (check-full) has the 6.1 step's budget.
+	[ -n "$b" ] || [[ $1 != stock612/* ]] || b=$(budget "stock/${1#stock612/}")
+	echo "${b:-600}"
 }
 # timed NAME CMD...: run CMD as step NAME; its time goes to steps.txt, and
 # over its budget it is a failure.
@@ -602,7 +605,9 @@ elif [ "$tier" = full ]; then
 	printf '%s\n' "stock one-a" "stock one-b" "stock two" "stock rxe" "stock netem-soak" "stock smoke-rxe" \
 		"stock iommu-vrnic" "stock iommu-rxe" "stock log-scan-catches-warn" \
 		"debug one-b" "debug one-a" "debug wire" "debug two" "debug nvmeof" "stock wire" "stock two-smp2" \
-		"stock612 one" "stock612 two" "stock612 cross" "stock deb" >"$qdir/jobs"
+		"stock612 one-a" "stock612 one-b" "stock612 two" "stock612 wire" "stock612 two-smp2" \
+		"stock612 rxe" "stock612 one" "stock612 cross" "stock612 iommu-vrnic" "stock612 iommu-rxe" \
+		"stock612 log-scan-catches-warn" "stock deb" "stock612 deb" >"$qdir/jobs"
 else
 	printf '%s\n' "debug one-b" "debug one-a" "stock one-a" "stock one-b" "debug wire" "stock wire" "stock two" "stock two-smp2" "stock rxe" \
 		"stock612 one" "stock612 two" "stock612 cross" "stock deb" "stock iommu-vrnic" "stock iommu-rxe" "stock log-scan-catches-warn" >"$qdir/jobs"
@@ -636,10 +641,15 @@ take_job() {
 run_jobs() {
 	local job
 	while job=$(take_job "$1"); do
-		if [ "${job%% *}" = stock ]; then
+		fl=${job%% *}
+		if [ "$fl" = stock ]; then
 			kenv=("${stock_kenv[@]}")
 			"sj_${job#* }"
-		elif [ "${job%% *}" = stock612 ]; then
+		elif [ "$fl" = stock612 ] && [ "$tier" = full ] &&
+		     declare -F "sj_${job#* }" >/dev/null; then
+			kenv=("${stock612_kenv[@]}")
+			sj_on612 "${job#* }"
+		elif [ "$fl" = stock612 ]; then
 			kenv=("${stock612_kenv[@]}")
 			"sj612_${job#* }"
 		else
@@ -649,11 +659,19 @@ run_jobs() {
 	done
 }
 
+# sj_on612 NAME: check-full runs on 6.12 what make check runs on 6.1:
+# 6.1's job NAME (sj_NAME) in a 6.12 guest, at make check's sizes and
+# budgets, its steps named stock612/...
+sj_on612() {
+	local tier=check
+	"sj_$1"
+}
+
 # The log scan is one script for both kernels: proving it once (and
 # every pattern on the host, above) leaves the debug kernel's time
 # to vrnic.
 sj_log-scan-catches-warn() {
-	expect_fail stock/log-scan-catches-warn "${kenv[@]}" --topo one \
+	expect_fail "$fl/log-scan-catches-warn" "${kenv[@]}" --topo one \
 		--timeout 60 tools/testbed/tests/warn.sh
 }
 # rxe is the reference, in the stock kernel only: the conformance
@@ -663,7 +681,7 @@ sj_rxe() {
 	local -a f=()
 	# make check: interop without Hostile/*, which speak to one device only.
 	[ "$tier" = check ] && f=(--env 'INTEROP_GTEST_FILTER=*-Hostile/*')
-	dsuite stock/rxe one 1200 conformance:300 interop-conformance:600 -- \
+	dsuite "$fl/rxe" one 1200 conformance:300 interop-conformance:600 -- \
 		"${kenv[@]}" --tolerate rdma_rxe --env VRNIC_DRIVER=rxe "${f[@]}"
 }
 # vrnic's tests in two guests (suite.sh), each script in turn; one-a:
@@ -729,7 +747,7 @@ sj_one-a() {
 	local veth=""
 	# Across veth: make check runs it in stock/wire's boot.
 	[ "$tier" = full ] && veth=conformance-veth:300
-	dsuite stock/one-a one "$tmo" module-load:120 conformance:300 conformance-samens:300 $veth \
+	dsuite "$fl/one-a" one "$tmo" module-load:120 conformance:300 conformance-samens:300 $veth \
 		netns:300 netns-race:300 \
 		teardown:900 load:600 netem:"$netem" -- \
 		"${kenv[@]}" "${sz[@]}" --env VRNIC_DRIVER=vrnic
@@ -740,7 +758,7 @@ sj_one-b() {
 	# conformance-lo: Hostile/* (one device's own queues and commands)
 	# runs in stock/one-a's loopback run; make check leaves it out here.
 	[ "$tier" = check ] && f=(--env 'CONFORMANCE_SKIP_LO=Hostile/*')
-	dsuite stock/one-b one 3000 fuzz:900 vrnicctl:400 model:300 restrack:300 \
+	dsuite "$fl/one-b" one 3000 fuzz:900 vrnicctl:400 model:300 restrack:300 \
 		sweeps:600 bpftrace:300 conformance-lo:300 counters-mlx5:120 ci-recipe:450 -- \
 		"${kenv[@]}" "${sz[@]}" "${f[@]}" --env VRNIC_DRIVER=vrnic \
 		--env 'SWEEPS=mrc qpc mrreg' \
@@ -757,14 +775,14 @@ sj_wire() {
 		veth=conformance-veth:300
 		f=(--env 'CONFORMANCE_SKIP_WIRE=Hostile/*' --env 'CONFORMANCE_SKIP_VETH=Hostile/*')
 	fi
-	dsuite stock/wire wire 1200 $veth conformance-wire:600 -- "${kenv[@]}" "${f[@]}" \
+	dsuite "$fl/wire" wire 1200 $veth conformance-wire:600 -- "${kenv[@]}" "${f[@]}" \
 		--env VRNIC_DRIVER=vrnic
 }
 # The soak (full, CHECK_SOAK=1): netem's mixed case for 10 minutes,
 # nothing may grow.
 sj_netem-soak() {
 	[ "$tier" = full ] && [ -n "${CHECK_SOAK:-}" ] || return 0
-	guest stock/netem-soak "${kenv[@]}" --topo one --timeout 900 \
+	guest "$fl/netem-soak" "${kenv[@]}" --topo one --timeout 900 \
 		--env NETEM_SOAK=600 tools/testbed/tests/netem.sh
 }
 # Two guests: the nine stock tools on vrnic (500 iterations each in
@@ -777,7 +795,7 @@ sj_netem-soak() {
 sj_two() {
 	local -a sz
 	mapfile -t sz < <(size SMOKE_ITERS=100)
-	dsuite stock/two two 2400 smoke:600 interop-vrnic-rxe:600 \
+	dsuite "$fl/two" two 2400 smoke:600 interop-vrnic-rxe:600 \
 		interop-rxe-vrnic:600 nvmeof:300 middleware:300 -- "${kenv[@]}" "${sz[@]}" \
 		--env VRNIC_DRIVER=vrnic
 }
@@ -787,23 +805,23 @@ sj_two() {
 sj_two-smp2() {
 	local -a sz
 	mapfile -t sz < <(size SMOKE_ITERS=100)
-	dsuite stock/two-smp2 two 1200 smoke:600 -- "${kenv[@]}" "${sz[@]}" \
+	dsuite "$fl/two-smp2" two 1200 smoke:600 -- "${kenv[@]}" "${sz[@]}" \
 		--smp 2 --env VRNIC_DRIVER=vrnic
 }
 sj_smoke-rxe() {
 	[ "$tier" = full ] || return 0
-	guest stock/smoke-rxe "${kenv[@]}" --tolerate rdma_rxe \
+	guest "$fl/smoke-rxe" "${kenv[@]}" --tolerate rdma_rxe \
 		--topo two --timeout 600 --env VRNIC_DRIVER=rxe tools/testbed/tests/smoke.sh
 }
 sj_iommu-rxe() {
-	guest stock/iommu-rxe "${kenv[@]}" --tolerate rdma_rxe \
+	guest "$fl/iommu-rxe" "${kenv[@]}" --tolerate rdma_rxe \
 		--topo iommu --timeout 120 --env VRNIC_DRIVER=rxe tools/testbed/tests/iommu.sh
 }
 # vrnic behind the IOMMU: its MTTs hold IOVAs, not physical addresses.
 # The data-path tests; the hostile, memory-protection and fault tests
 # exercise no other DMA path and run above.
 sj_iommu-vrnic() {
-	guest stock/iommu-vrnic "${kenv[@]}" --topo iommu --timeout 300 \
+	guest "$fl/iommu-vrnic" "${kenv[@]}" --topo iommu --timeout 300 \
 		--env VRNIC_DRIVER=vrnic --env 'GTEST_FILTER=*-Hostile/*:MemProt/*:FaultTest.*' \
 		tools/testbed/tests/conformance.sh
 }
@@ -854,34 +872,45 @@ sj612_cross() {
 # compiles in the guest, as on a user's machine.  On the host, make deb
 # and the prebuild write only build/deb and a temporary folder.
 sj_deb() {
-	want stock/deb || return 0
-	local debs=$REPO_DIR/build/deb ver tarball
+	want "$fl/deb" || return 0
+	local debs=$REPO_DIR/build/deb ver tarball kabi=$abi rc
 	local -a pre=()
+	[ "$fl" = stock612 ] && kabi=$abi612
 	ver=$(cat VERSION)
-	step "make deb"
-	if timed build/deb tools/deb.sh >"$out/deb.log" 2>&1; then
-		record PASS build/deb
-		record PASS host/deb-lintian
-	elif [ "$(cat "$debs/lintian.rc" 2>/dev/null)" = 1 ]; then
-		record PASS build/deb
-		record FAIL host/deb-lintian "$debs/lintian.txt"
-	else
-		record FAIL build/deb "$out/deb.log"
-		tail -n 10 "$out/deb.log" | sed 's/^/    /'
-		return 0
-	fi
-	if [ "$tier" != full ]; then
-		tarball=$debs/prebuilt/vrnic-$ver.dkms.tar.gz
-		if timed build/deb-dkms tools/testbed/dkms-prebuild.sh "$debs/vrnic-dkms_${ver}_all.deb" \
-			"$abi-amd64" "$tarball" >"$out/deb-dkms.log" 2>&1; then
-			record PASS build/deb-dkms
+	# The packages are built once (both kernels' guests install the
+	# same ones; check-full's two lanes may both get here).
+	until mkdir "$qdir/deb.lock" 2>/dev/null; do sleep 2; done
+	if ! [ -f "$out/deb.rc" ]; then
+		step "make deb"
+		if timed build/deb tools/deb.sh >"$out/deb.log" 2>&1; then
+			record PASS build/deb
+			record PASS host/deb-lintian
+			echo 0 >"$out/deb.rc"
+		elif [ "$(cat "$debs/lintian.rc" 2>/dev/null)" = 1 ]; then
+			record PASS build/deb
+			record FAIL host/deb-lintian "$debs/lintian.txt"
+			echo 0 >"$out/deb.rc"
 		else
-			record FAIL build/deb-dkms "$out/deb-dkms.log"
+			record FAIL build/deb "$out/deb.log"
+			tail -n 10 "$out/deb.log" | sed 's/^/    /'
+			echo 1 >"$out/deb.rc"
+		fi
+	fi
+	rc=$(cat "$out/deb.rc")
+	rmdir "$qdir/deb.lock"
+	[ "$rc" = 0 ] || return 0
+	if [ "$tier" != full ]; then
+		tarball=$debs/prebuilt/$kabi/vrnic-$ver.dkms.tar.gz
+		if timed "build/deb-dkms${fl#stock}" tools/testbed/dkms-prebuild.sh "$debs/vrnic-dkms_${ver}_all.deb" \
+			"$kabi-amd64" "$tarball" >"$out/deb-dkms${fl#stock}.log" 2>&1; then
+			record PASS "build/deb-dkms${fl#stock}"
+		else
+			record FAIL "build/deb-dkms${fl#stock}" "$out/deb-dkms${fl#stock}.log"
 			return 0
 		fi
 		pre=(--env "DEB_PREBUILT=$tarball")
 	fi
-	guest stock/deb "${kenv[@]}" --topo one --timeout $([ "$tier" = full ] && echo 900 || echo 300) \
+	guest "$fl/deb" "${kenv[@]}" --topo one --timeout $([ "$tier" = full ] && echo 900 || echo 300) \
 		"${pre[@]}" tools/testbed/tests/deb.sh
 }
 
@@ -940,6 +969,8 @@ stock_lane() {
 }
 stock612_steps="one two cross conformance conformance-rxe smoke interop-vrnic-rxe interop-rxe-vrnic"
 stock_steps="deb log-scan-catches-warn rxe one-a one-b module-load conformance conformance-veth wire conformance-wire two-smp2 netns teardown load netem fuzz vrnicctl model restrack sweeps bpftrace conformance-lo counters-mlx5 ci-recipe netem-soak interop-conformance two smoke nvmeof middleware smoke-rxe interop-vrnic-rxe interop-rxe-vrnic iommu-rxe iommu-vrnic conformance-vrnic smoke-vrnic"
+# check-full also runs 6.1's jobs on 6.12 (sj_on612).
+[ "$tier" = full ] && stock612_steps+=" $stock_steps"
 
 # run_lane NAME FUNCTION: the lane's results, steps and output go to files
 # of its own (merged below), its output lines prefixed with its name.
