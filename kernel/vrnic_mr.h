@@ -22,6 +22,7 @@ enum vrnic_mr_type {
 	VRNIC_MR_DMA,		/* get_dma_mr: DMA addresses, any length */
 	VRNIC_MR_USER,		/* reg_user_mr: pinned user pages */
 	VRNIC_MR_FRWR,		/* alloc_mr: pages set by map_mr_sg + REG_MR */
+	VRNIC_MR_ODP,		/* IB_ACCESS_ON_DEMAND (mem/vrnic_odp.c) */
 };
 
 enum vrnic_mr_state {
@@ -46,6 +47,10 @@ enum vrnic_mr_state {
  * @umem:	the pinned user memory of a user MR
  * @num_mw:	memory windows bound to the MR; -1 once deregistration has
  *		begun, when no window may bind to it any more
+ * @odp_lock:	an on-demand MR: held by the engines across a copy through
+ *		its pages (the check that they are mapped and the copy), and
+ *		by an invalidation to stop new copies (@odp_busy)
+ * @odp_busy:	invalidations under way: no copy may start
  * @rcu:	frees the MR a grace period after it left the key table, as
  *		vrnic_mr_get() may still be incrementing @users
  */
@@ -62,7 +67,31 @@ struct vrnic_mr {
 	u32			max_pages;
 	struct ib_umem		*umem;
 	atomic_t		num_mw;
+	spinlock_t		odp_lock;	/* see @odp_busy */
+	unsigned int		odp_busy;
 	struct rcu_head		rcu;
+};
+
+/**
+ * struct vrnic_odp_fault - a page fault of a QP's engines: the range of an
+ *	on-demand paging MR they found unmapped
+ * @pending:	set by the engine that faulted, cleared once the QP's work
+ *		has faulted the range in; the QP's engines stop meanwhile
+ * @failed:	the range could not be faulted in (not mapped in the owning
+ *		process, or no write access there): the engine's next copy
+ *		through it fails as an access outside the MR would
+ * @write:	the engine was writing the MR
+ * @key:	the MR's lkey
+ * @va:		the process's virtual address of the range's first byte
+ * @len:	bytes
+ */
+struct vrnic_odp_fault {
+	bool			pending;
+	bool			failed;
+	bool			write;
+	u32			key;
+	u64			va;
+	u32			len;
 };
 
 static inline struct vrnic_mr *to_vmr(struct ib_mr *mr)

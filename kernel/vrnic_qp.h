@@ -14,6 +14,7 @@
 #include <linux/spinlock.h>
 #include <rdma/ib_verbs.h>
 
+#include "vrnic_mr.h"
 #include "hw/doorbell.h"
 #include "net/vrnic_net.h"
 #include "engine/vrnic_comp.h"
@@ -241,6 +242,8 @@ struct vrnic_qp {
 	struct vrnic_path	path;	/* its packets leave in order */
 	struct timer_list	timer;
 	bool			timed_out;
+	/* A page fault of the engines; the QP's work resolves it. */
+	struct vrnic_odp_fault	pf;
 
 	struct vrnic_swqe	*swqe;
 	struct vrnic_rd_replay *replay;	/* RC: VRNIC_MAX_RD_ATOMIC */

@@ -22,7 +22,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 . tools/testbed/lib.sh
 
-all="icrc_skip retry_short payload_flip ack_drop byte_len psn_window rkey_pd mw_range mw_bind_any mw_qp"
+all="icrc_skip retry_short payload_flip ack_drop byte_len psn_window rkey_pd mw_range mw_bind_any mw_qp odp_stale"
 json=0
 sel=()
 for a in "$@"; do

@@ -314,6 +314,24 @@ static void vrnic_init_attr(struct vrnic_dev *vdev)
 	a->local_ca_ack_delay = 15;
 	addrconf_addr_eui48((unsigned char *)&a->sys_image_guid,
 			    vdev->ndev->dev_addr);
+	/*
+	 * On-demand paging (mem/vrnic_odp.c), where ib_core has it: explicit
+	 * MRs, every operation of RC, UC and UD; not implicit ODP.
+	 */
+	if (IS_ENABLED(CONFIG_INFINIBAND_ON_DEMAND_PAGING)) {
+		a->kernel_cap_flags |= IBK_ON_DEMAND_PAGING;
+		a->odp_caps.general_caps = IB_ODP_SUPPORT;
+		a->odp_caps.per_transport_caps.rc_odp_caps =
+			IB_ODP_SUPPORT_SEND | IB_ODP_SUPPORT_RECV |
+			IB_ODP_SUPPORT_WRITE | IB_ODP_SUPPORT_READ |
+			IB_ODP_SUPPORT_ATOMIC | IB_ODP_SUPPORT_SRQ_RECV;
+		a->odp_caps.per_transport_caps.uc_odp_caps =
+			IB_ODP_SUPPORT_SEND | IB_ODP_SUPPORT_RECV |
+			IB_ODP_SUPPORT_WRITE | IB_ODP_SUPPORT_SRQ_RECV;
+		a->odp_caps.per_transport_caps.ud_odp_caps =
+			IB_ODP_SUPPORT_SEND | IB_ODP_SUPPORT_RECV |
+			IB_ODP_SUPPORT_SRQ_RECV;
+	}
 }
 
 /*

@@ -350,7 +350,8 @@ static int vrnic_comp_scatter(struct vrnic_qp *qp, struct vrnic_swqe *w,
 
 	return vrnic_sge_copy(to_vdev(qp->ibqp.device), qp->ibqp.pd, s->dma.sge,
 			      w->num_sge, offset, (void *)data, len,
-			      IB_ACCESS_LOCAL_WRITE, VRNIC_DMA_FROM_DEVICE);
+			      IB_ACCESS_LOCAL_WRITE, VRNIC_DMA_FROM_DEVICE,
+			      &qp->pf);
 }
 
 static void vrnic_comp_fail(struct vrnic_qp *qp, struct vrnic_swqe *w, int status)
@@ -497,8 +498,12 @@ static void vrnic_comp_atomic_ack(struct vrnic_qp *qp, struct vrnic_swqe *w,
 {
 	struct vrnic_atmack *ack = vrnic_pkt_hdr(skb, VRNIC_HDR_ATMACK);
 	u64 orig = vrnic_atmack_orig(ack);
+	int err;
 
-	if (vrnic_comp_scatter(qp, w, 0, &orig, sizeof(orig))) {
+	err = vrnic_comp_scatter(qp, w, 0, &orig, sizeof(orig));
+	if (err == -EAGAIN)
+		return;		/* a page fault: taken again once resolved */
+	if (err) {
 		vrnic_comp_fail(qp, w, IB_WC_LOC_PROT_ERR);
 		return;
 	}
@@ -513,6 +518,7 @@ static void vrnic_comp_read_resp(struct vrnic_qp *qp, struct vrnic_swqe *w,
 	struct vrnic_pkt *pkt = vrnic_pkt(skb);
 	u32 end = w->resp_bytes + pkt->paylen;
 	u32 chunk = vrnic_read_chunk(qp->mtu);
+	int err;
 
 	/*
 	 * Each chunk request's responses end with a LAST (or ONLY) packet on
@@ -526,8 +532,11 @@ static void vrnic_comp_read_resp(struct vrnic_qp *qp, struct vrnic_swqe *w,
 		vrnic_comp_fail(qp, w, IB_WC_BAD_RESP_ERR);
 		return;
 	}
-	if (vrnic_comp_scatter(qp, w, w->resp_bytes, vrnic_pkt_payload(skb),
-			       pkt->paylen)) {
+	err = vrnic_comp_scatter(qp, w, w->resp_bytes, vrnic_pkt_payload(skb),
+				 pkt->paylen);
+	if (err == -EAGAIN)
+		return;		/* a page fault: taken again once resolved */
+	if (err) {
 		vrnic_comp_fail(qp, w, IB_WC_LOC_PROT_ERR);
 		return;
 	}
@@ -662,7 +671,8 @@ static void vrnic_comp_progress(struct vrnic_qp *qp, u8 syndrome,
 }
 
 /**
- * vrnic_comp_rx - take one response packet (consumed)
+ * vrnic_comp_rx - take one response packet (consumed, or put back at the
+ *	head of qp->rx when it met a page fault: qp->pf)
  * @qp:		the QP, its engines running
  * @skb:	the response, parsed (struct vrnic_pkt)
  */
@@ -703,6 +713,15 @@ void vrnic_comp_rx(struct vrnic_qp *qp, struct sk_buff *skb)
 	vrnic_comp_skip_acked(qp);
 	vrnic_comp_retire(qp);
 	vrnic_comp_progress(qp, syndrome, cons_before, una_before);
+	/*
+	 * A response whose payload met an on-demand MR's page not mapped:
+	 * it is taken again, first, once the QP's work has faulted the page
+	 * in (what it acknowledged before it stays acknowledged).
+	 */
+	if (smp_load_acquire(&qp->pf.pending)) {
+		skb_queue_head(&qp->rx, skb);
+		return;
+	}
 	kfree_skb(skb);
 	return;
 drop:

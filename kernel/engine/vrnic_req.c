@@ -260,7 +260,7 @@ static int vrnic_req_gather(struct vrnic_qp *qp, u32 index,
 	}
 	return vrnic_sge_copy(to_vdev(qp->ibqp.device), qp->ibqp.pd, s->dma.sge,
 			      w->num_sge, offset, buf, len, 0,
-			      VRNIC_DMA_TO_DEVICE);
+			      VRNIC_DMA_TO_DEVICE, &qp->pf);
 }
 
 /* BIND_MW (IBA 10.6.7.2): bind a window.  Return: an IB_WC_* status. */
@@ -497,12 +497,16 @@ static const struct rdma_ah_attr *vrnic_req_av(struct vrnic_qp *qp,
  *			the QP has a failed WQE to flush.
  * @VRNIC_REQ_NOMEM:	no packet could be built; the requester stays where
  *			it is and stops this round.
+ * @VRNIC_REQ_FAULT:	the payload is in an on-demand MR's page not mapped
+ *			(qp->pf): the requester stays where it is until the
+ *			QP's work has faulted it in.
  */
 enum vrnic_req_step {
 	VRNIC_REQ_WAIT,
 	VRNIC_REQ_PROGRESS,
 	VRNIC_REQ_FAILED,
 	VRNIC_REQ_NOMEM,
+	VRNIC_REQ_FAULT,
 };
 
 /* On to the first packet of the next WQE. */
@@ -710,8 +714,9 @@ static void vrnic_req_ext_hdrs(struct vrnic_qp *qp, const struct vrnic_swqe *w,
  *
  * Up to an MTU of payload from req.offset.
  *
- * Return: VRNIC_REQ_PROGRESS, VRNIC_REQ_NOMEM, or VRNIC_REQ_FAILED if the
- * payload could not be gathered (the WQE completes with a protection error).
+ * Return: VRNIC_REQ_PROGRESS, VRNIC_REQ_NOMEM, VRNIC_REQ_FAULT (a page of
+ * an on-demand MR to fault in first), or VRNIC_REQ_FAILED if the payload
+ * could not be gathered (the WQE completes with a protection error).
  */
 static enum vrnic_req_step vrnic_req_data(struct vrnic_qp *qp, u32 index,
 					  struct vrnic_swqe *w, u32 psn,
@@ -746,6 +751,10 @@ static enum vrnic_req_step vrnic_req_data(struct vrnic_qp *qp, u32 index,
 	else
 		err = vrnic_req_gather(qp, index, w, qp->req.offset, payload,
 				       paylen);
+	if (err == -EAGAIN) {
+		kfree_skb(skb);
+		return VRNIC_REQ_FAULT;
+	}
 	if (err) {
 		kfree_skb(skb);
 		vrnic_req_finish(qp, w, IB_WC_LOC_PROT_ERR);

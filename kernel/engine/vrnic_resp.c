@@ -43,6 +43,9 @@ enum vrnic_resp_verdict {
 	VRNIC_RESP_OP_ERR,	/* NAK remote operational error */
 	VRNIC_RESP_DROP,	/* silently dropped (UC, UD) */
 	VRNIC_RESP_ANSWERED,	/* the response was sent already */
+	VRNIC_RESP_FAULT,	/* an on-demand MR's page to fault in (qp->pf):
+				 * the packet is taken again once resolved
+				 */
 };
 
 static bool vrnic_resp_is_rc(struct vrnic_qp *qp)
@@ -211,7 +214,8 @@ static int vrnic_resp_scatter(struct vrnic_qp *qp, const void *data, u32 len)
 	vrnic_resp_mutate_payload((void *)data, len);
 	err = vrnic_sge_copy(to_vdev(qp->ibqp.device), qp->ibqp.pd, qp->resp.sge,
 			     qp->resp.num_sge, qp->resp.offset, (void *)data,
-			     len, IB_ACCESS_LOCAL_WRITE, VRNIC_DMA_FROM_DEVICE);
+			     len, IB_ACCESS_LOCAL_WRITE, VRNIC_DMA_FROM_DEVICE,
+			     &qp->pf);
 	if (!err)
 		qp->resp.offset += len;
 	return err;
@@ -306,11 +310,19 @@ static enum vrnic_resp_verdict vrnic_resp_send(struct vrnic_qp *qp,
 	if (pkt->flags & VRNIC_OPF_FIRST) {
 		if (vrnic_resp_get_wqe(qp))
 			return vrnic_resp_is_rc(qp) ? VRNIC_RESP_RNR : VRNIC_RESP_DROP;
-		if (ud) {
+		/*
+		 * The WQE is held until the message completes: a first
+		 * packet taken again after a page fault finds it (with the
+		 * GRH in place if that went in before the fault).
+		 */
+		if (ud && !qp->resp.offset) {
 			u8 grh[40];
 
 			vrnic_resp_grh(skb, grh);
-			if (vrnic_resp_scatter(qp, grh, sizeof(grh)))
+			err = vrnic_resp_scatter(qp, grh, sizeof(grh));
+			if (err == -EAGAIN)
+				return VRNIC_RESP_FAULT;
+			if (err)
 				goto len_err;
 		}
 	} else if (!qp->resp.has_wqe) {
@@ -318,6 +330,8 @@ static enum vrnic_resp_verdict vrnic_resp_send(struct vrnic_qp *qp,
 	}
 
 	err = vrnic_resp_scatter(qp, vrnic_pkt_payload(skb), pkt->paylen);
+	if (err == -EAGAIN)
+		return VRNIC_RESP_FAULT;
 	if (err == -EMSGSIZE)
 		goto len_err;
 	if (err) {
@@ -385,7 +399,7 @@ static int vrnic_resp_rkey_copy(struct vrnic_qp *qp, u32 rkey, int access,
 		return -EACCES;
 	if (buf)
 		err = vrnic_rkey_copy(to_vdev(qp->ibqp.device), &rk, va, buf,
-				      len, dir);
+				      len, dir, &qp->pf);
 	vrnic_rkey_put(&rk);
 	return err;
 }
@@ -426,6 +440,8 @@ static enum vrnic_resp_verdict vrnic_resp_write(struct vrnic_qp *qp,
 	err = vrnic_resp_rkey_copy(qp, qp->resp.rkey, IB_ACCESS_REMOTE_WRITE,
 				   qp->resp.va, vrnic_pkt_payload(skb),
 				   pkt->paylen, VRNIC_DMA_FROM_DEVICE);
+	if (err == -EAGAIN)
+		return VRNIC_RESP_FAULT;
 	if (err) {
 		qp->resp.write_active = false;
 		return vrnic_resp_is_rc(qp) ? VRNIC_RESP_ACCESS : VRNIC_RESP_DROP;
@@ -466,8 +482,9 @@ static u8 vrnic_resp_read_opcode(bool first, bool last)
  * payload is copied (see vrnic_resp_read_more()).
  *
  * Return: 0 when the response was sent, -ENOMEM when no packet could be
- * built (nothing changed: the next round goes on), -EACCES when the rkey
- * no longer allows the READ.
+ * built or -EAGAIN when its payload is in an on-demand MR's page to fault
+ * in first (nothing changed: the next round goes on), -EACCES when the
+ * rkey no longer allows the READ.
  */
 static int vrnic_resp_read_one(struct vrnic_qp *qp, struct vrnic_rkey *rk)
 {
@@ -491,11 +508,15 @@ static int vrnic_resp_read_one(struct vrnic_qp *qp, struct vrnic_rkey *rk)
 	if (aeth)
 		vrnic_aeth_set(aeth, VRNIC_AETH_ACK | VRNIC_AETH_CREDITS_INVALID,
 			       qp->resp.msn);
-	if (paylen &&
-	    vrnic_rkey_copy(vdev, rk, rd->va, out->data + vrnic_hdr_len(opcode),
-			    paylen, VRNIC_DMA_TO_DEVICE)) {
-		kfree_skb(out);
-		return -EACCES;
+	if (paylen) {
+		int err = vrnic_rkey_copy(vdev, rk, rd->va,
+					  out->data + vrnic_hdr_len(opcode),
+					  paylen, VRNIC_DMA_TO_DEVICE, &qp->pf);
+
+		if (err) {
+			kfree_skb(out);
+			return err == -EAGAIN ? err : -EACCES;
+		}
 	}
 	vrnic_pkt_send(qp, out, &qp->attr.ah_attr, qp->attr.dest_qp_num);
 	rd->psn = vrnic_psn_next(rd->psn);
@@ -537,8 +558,8 @@ static enum vrnic_resp_verdict vrnic_resp_read_more(struct vrnic_qp *qp,
 		goto access;
 	for (n = 0; n < budget && rd->active; n++) {
 		err = vrnic_resp_read_one(qp, &rk);
-		if (err == -ENOMEM)
-			break;	/* no memory: the next round goes on */
+		if (err == -ENOMEM || err == -EAGAIN)
+			break;	/* no memory, a page fault: the next round goes on */
 		if (err)
 			goto access;
 	}
@@ -682,18 +703,22 @@ static enum vrnic_resp_verdict vrnic_resp_atomic(struct vrnic_qp *qp,
 		return VRNIC_RESP_ACCESS;
 
 	spin_lock_bh(&vdev->atomic_lock);
-	err = vrnic_rkey_copy(vdev, &rk, va, &orig, 8, VRNIC_DMA_TO_DEVICE);
+	err = vrnic_rkey_copy(vdev, &rk, va, &orig, 8, VRNIC_DMA_TO_DEVICE,
+			      &qp->pf);
 	if (!err) {
 		if (vrnic_pkt(skb)->opcode == VRNIC_OP_RC_COMPARE_SWAP)
 			val = orig == vrnic_atmeth_compare(a) ?
 			      vrnic_atmeth_swap_add(a) : orig;
 		else
 			val = orig + vrnic_atmeth_swap_add(a);
+		/* A fault here leaves the target as it was: nothing is done. */
 		err = vrnic_rkey_copy(vdev, &rk, va, &val, 8,
-				      VRNIC_DMA_FROM_DEVICE);
+				      VRNIC_DMA_FROM_DEVICE, &qp->pf);
 	}
 	spin_unlock_bh(&vdev->atomic_lock);
 	vrnic_rkey_put(&rk);
+	if (err == -EAGAIN)
+		return VRNIC_RESP_FAULT;
 	if (err)
 		return VRNIC_RESP_ACCESS;
 
@@ -732,6 +757,8 @@ static enum vrnic_resp_verdict vrnic_resp_atomic_write(struct vrnic_qp *qp,
 	err = vrnic_resp_rkey_copy(qp, rkey, IB_ACCESS_REMOTE_WRITE, va, &val,
 				   sizeof(val), VRNIC_DMA_FROM_DEVICE);
 	spin_unlock_bh(&vdev->atomic_lock);
+	if (err == -EAGAIN)
+		return VRNIC_RESP_FAULT;
 	return err ? VRNIC_RESP_ACCESS : VRNIC_RESP_OK;
 }
 
@@ -867,13 +894,17 @@ static void vrnic_resp_duplicate(struct vrnic_qp *qp, struct sk_buff *skb)
 }
 
 /* UD: no PSN checked, nothing answered; a SEND that cannot land is dropped. */
-static void vrnic_resp_rx_ud(struct vrnic_qp *qp, struct sk_buff *skb)
+static enum vrnic_resp_verdict
+vrnic_resp_rx_ud(struct vrnic_qp *qp, struct sk_buff *skb)
 {
 	struct vrnic_dev *vdev = to_vdev(qp->ibqp.device);
+	enum vrnic_resp_verdict v = VRNIC_RESP_DROP;
 
-	if (vrnic_pkt(skb)->paylen > qp->mtu ||
-	    vrnic_resp_send(qp, skb) == VRNIC_RESP_DROP)
+	if (vrnic_pkt(skb)->paylen <= qp->mtu)
+		v = vrnic_resp_send(qp, skb);
+	if (v == VRNIC_RESP_DROP)
 		vrnic_count(vdev, VRNIC_CNT_RX_DROP_REQ);
+	return v;
 }
 
 /*
@@ -1085,7 +1116,8 @@ static void vrnic_resp_answer(struct vrnic_qp *qp, struct sk_buff *skb,
 }
 
 /**
- * vrnic_resp_rx - take one request packet (consumed)
+ * vrnic_resp_rx - take one request packet (consumed, or put back at the
+ *	head of qp->rx when it met a page fault: qp->pf)
  * @qp:		the QP, its engines running
  * @skb:	the request, parsed (struct vrnic_pkt)
  */
@@ -1096,12 +1128,18 @@ void vrnic_resp_rx(struct vrnic_qp *qp, struct sk_buff *skb)
 	vrnic_engines_assert_held(qp);
 
 	if (vrnic_qp_is_ud(qp)) {
-		vrnic_resp_rx_ud(qp, skb);
+		v = vrnic_resp_rx_ud(qp, skb);
 	} else {
 		v = vrnic_resp_check_psn(qp, skb);
 		if (v == VRNIC_RESP_OK)
 			v = vrnic_resp_execute(qp, skb);
-		vrnic_resp_answer(qp, skb, v);
+		if (v != VRNIC_RESP_FAULT)
+			vrnic_resp_answer(qp, skb, v);
+	}
+	/* Nothing was executed: the packet is the next one taken. */
+	if (v == VRNIC_RESP_FAULT) {
+		skb_queue_head(&qp->rx, skb);
+		return;
 	}
 	kfree_skb(skb);
 }

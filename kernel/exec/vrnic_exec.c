@@ -291,11 +291,12 @@ static bool vrnic_qp_take_packets(struct vrnic_qp *qp, bool *paced)
 		/*
 		 * An error stops the QP: nothing after it executes.  A READ
 		 * left with responses to send goes on next round, before
-		 * anything behind it.  A CPU wanted elsewhere stops the
+		 * anything behind it.  A page fault stops it until the
+		 * work has resolved it.  A CPU wanted elsewhere stops the
 		 * round early.
 		 */
 		if (READ_ONCE(qp->state) == IB_QPS_ERR ||
-		    qp->resp.rd.active || need_resched())
+		    qp->resp.rd.active || qp->pf.pending || need_resched())
 			break;
 	}
 	return busy;
@@ -336,6 +337,9 @@ static bool vrnic_qp_work_remains(struct vrnic_qp *qp, bool flushed,
 	default:
 		break;
 	}
+	/* A page fault: the work resolves it. */
+	if (qp->pf.pending)
+		return true;
 	if (!paced && (qp->resp.rd.active || !skb_queue_empty_lockless(&qp->rx)))
 		return true;
 	return more || qp->resp.ack_pending;
@@ -372,14 +376,25 @@ static bool vrnic_qp_engines(struct vrnic_qp *qp, unsigned int rounds,
 
 		if (state == IB_QPS_RESET || state == IB_QPS_ERR) {
 			skb_queue_purge(&qp->rx);
+			/* A page fault went with the work it stopped. */
+			qp->pf.pending = false;
+			qp->pf.failed = false;
 			if (state == IB_QPS_ERR)
 				vrnic_qp_flush(qp);
 			flushed = true;
 			break;
 		}
+		/*
+		 * A page fault stops the engines, as it stalls a NIC's QP
+		 * context, until the QP's work has faulted the page in.
+		 */
+		if (smp_load_acquire(&qp->pf.pending))
+			break;
 		busy = vrnic_qp_take_packets(qp, &paced);
 		if (READ_ONCE(qp->state) == IB_QPS_ERR)
 			continue;	/* the next round (or the work) flushes */
+		if (qp->pf.pending)
+			break;
 		more = vrnic_qp_send(qp, defer_ack);
 		busy |= more;
 		/* modify_qp waits for the engines: this round is the last. */
@@ -427,6 +442,14 @@ static void vrnic_qp_work(struct work_struct *work)
 {
 	struct vrnic_qp *qp = container_of(work, struct vrnic_qp, work);
 
+	/*
+	 * The engines' page fault: resolved here, where we may sleep, with
+	 * the engines stopped on it (they set it and do nothing while it is
+	 * pending; a reset or ERR clears it, which a resolve that ends after
+	 * it only clears again).
+	 */
+	if (smp_load_acquire(&qp->pf.pending))
+		vrnic_odp_resolve(to_vdev(qp->ibqp.device), &qp->pf);
 	if (vrnic_qp_run(qp, VRNIC_WORK_ROUNDS, false))
 		vrnic_qp_schedule(qp);
 	vrnic_qp_put(qp);

@@ -24,6 +24,7 @@
 #include "hw/mrc.h"
 #include "hw/qpc.h"
 #include "mem/vrnic_mem.h"
+#include "mem/vrnic_odp.h"
 #include "probe/vrnic_trace.h"
 
 /**
@@ -161,14 +162,30 @@ void vrnic_mr_uncache(struct vrnic_dev *vdev, u32 key)
  * @buf:	the engine's buffer
  * @len:	bytes
  * @dir:	VRNIC_DMA_TO_DEVICE reads the MR
+ * @pf:		the QP's page fault: where an on-demand MR's copy records one
+ *
+ * Return: 0, -EFAULT, or -EAGAIN for a page fault of an on-demand MR
+ * (recorded in @pf, nothing copied; vrnic_odp_copy()).
  */
 int vrnic_mr_copy(struct vrnic_dev *vdev, struct vrnic_mr *mr, u64 iova,
-		  void *buf, u32 len, enum vrnic_dma_dir dir)
+		  void *buf, u32 len, enum vrnic_dma_dir dir,
+		  struct vrnic_odp_fault *pf)
 {
 	u64 pgsz, base, off;
 	u32 chunk, idx;
 	int err;
 
+	if (mr->type == VRNIC_MR_ODP) {
+		err = vrnic_odp_copy(vdev, mr, iova, buf, len, dir, pf);
+		if (err || !len)
+			return err;
+		/* The MR cache and the DMA, once the pages were there. */
+		vrnic_mr_cache_access(vdev, mr->ibmr.lkey,
+				      ((iova + len - 1) >> mr->page_shift) -
+				      (iova >> mr->page_shift) + 1);
+		vrnic_dma_account(vdev, dir, len, VRNIC_DMA_PAYLOAD);
+		return 0;
+	}
 	if (mr->type == VRNIC_MR_DMA) {
 		vrnic_dma_account(vdev, dir, len, VRNIC_DMA_PAYLOAD);
 		return vrnic_dma_copy(vdev->dma_dev, iova, buf, len, dir);
@@ -214,13 +231,17 @@ int vrnic_mr_copy(struct vrnic_dev *vdev, struct vrnic_mr *mr, u64 iova,
  * @len:	bytes to copy
  * @access:	rights needed on the MRs (IB_ACCESS_LOCAL_WRITE to write them)
  * @dir:	VRNIC_DMA_TO_DEVICE reads the list's memory into @buf
+ * @pf:		the QP's page fault, for SGEs of on-demand MRs
  *
  * Return: 0, -EACCES for a bad key, PD or rights, -EFAULT for a range
- * outside an MR or beyond the end of the list.
+ * outside an MR or beyond the end of the list, -EAGAIN for a page fault
+ * (recorded in @pf; the SGEs before it may have been copied: the caller
+ * copies the whole range again once it is resolved).
  */
 int vrnic_sge_copy(struct vrnic_dev *vdev, struct ib_pd *pd,
 		   const struct rxe_sge *sge, u32 num_sge, u32 offset,
-		   void *buf, u32 len, int access, enum vrnic_dma_dir dir)
+		   void *buf, u32 len, int access, enum vrnic_dma_dir dir,
+		   struct vrnic_odp_fault *pf)
 {
 	u32 i;
 
@@ -242,7 +263,8 @@ int vrnic_sge_copy(struct vrnic_dev *vdev, struct ib_pd *pd,
 			return -EACCES;
 		err = vrnic_mr_check(mr, pd, access, addr + offset, chunk);
 		if (!err)
-			err = vrnic_mr_copy(vdev, mr, addr + offset, buf, chunk, dir);
+			err = vrnic_mr_copy(vdev, mr, addr + offset, buf, chunk,
+					    dir, pf);
 		vrnic_mr_put(mr);
 		if (err)
 			return err;
@@ -251,6 +273,36 @@ int vrnic_sge_copy(struct vrnic_dev *vdev, struct ib_pd *pd,
 		offset = 0;
 	}
 	return len ? -EFAULT : 0;
+}
+
+/**
+ * vrnic_odp_resolve - resolve a QP's page fault
+ * @vdev:	the device
+ * @pf:		the QP's page fault, pending
+ *
+ * Faults its range in (vrnic_odp_fault_in()) and clears @pending.  A range
+ * that cannot be faulted in sets @failed: the engines' next copy through
+ * it fails as an access outside the MR does.  An MR deregistered
+ * meanwhile is not looked for: the engines find its key gone.
+ *
+ * Context: process (the QP's work); sleeps.
+ */
+void vrnic_odp_resolve(struct vrnic_dev *vdev, struct vrnic_odp_fault *pf)
+{
+	struct vrnic_mr *mr = vrnic_mr_get(vdev, pf->key);
+	int err = -EFAULT;
+
+	if (mr && mr->type == VRNIC_MR_ODP)
+		err = vrnic_odp_fault_in(mr, pf);
+	if (mr)
+		vrnic_mr_put(mr);
+	vrnic_count(vdev, VRNIC_CNT_ODP_PAGE_FAULTS);
+	if (err) {
+		vrnic_count(vdev, VRNIC_CNT_ODP_FAULT_ERRORS);
+		pf->failed = true;
+	}
+	/* @failed is set before the engines see the fault resolved. */
+	smp_store_release(&pf->pending, false);
 }
 
 /**

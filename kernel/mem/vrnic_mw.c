@@ -403,10 +403,12 @@ int vrnic_rkey_check(struct vrnic_rkey *rk, u32 rkey, struct ib_pd *pd,
 
 /*
  * Copy through an rkey checked with vrnic_rkey_check() for [va, va + len):
- * at the MR's address the window's base makes of @va.
+ * at the MR's address the window's base makes of @va.  -EAGAIN: a page
+ * fault of an on-demand MR, recorded in @pf (vrnic_mr_copy()).
  */
 int vrnic_rkey_copy(struct vrnic_dev *vdev, const struct vrnic_rkey *rk,
-		    u64 va, void *buf, u32 len, enum vrnic_dma_dir dir)
+		    u64 va, void *buf, u32 len, enum vrnic_dma_dir dir,
+		    struct vrnic_odp_fault *pf)
 {
-	return vrnic_mr_copy(vdev, rk->mr, va + rk->base, buf, len, dir);
+	return vrnic_mr_copy(vdev, rk->mr, va + rk->base, buf, len, dir, pf);
 }

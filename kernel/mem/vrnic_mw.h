@@ -15,6 +15,7 @@
 #include "hw/dma.h"
 
 struct vrnic_mw;
+struct vrnic_odp_fault;
 struct vrnic_qp;
 
 /* The access bits a window may be bound with (IBA 10.6.7.2). */
@@ -76,7 +77,8 @@ int vrnic_rkey_get(struct vrnic_dev *vdev, u32 rkey, struct vrnic_rkey *rk);
 int vrnic_rkey_check(struct vrnic_rkey *rk, u32 rkey, struct ib_pd *pd,
 		     struct vrnic_qp *qp, int access, u64 va, u64 len);
 int vrnic_rkey_copy(struct vrnic_dev *vdev, const struct vrnic_rkey *rk,
-		    u64 va, void *buf, u32 len, enum vrnic_dma_dir dir);
+		    u64 va, void *buf, u32 len, enum vrnic_dma_dir dir,
+		    struct vrnic_odp_fault *pf);
 void vrnic_rkey_put(struct vrnic_rkey *rk);
 
 #endif /* VRNIC_MW_H */

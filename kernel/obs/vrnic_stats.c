@@ -39,6 +39,9 @@ static const struct rdma_stat_desc vrnic_counter_descs[VRNIC_CNT_COUNT] = {
 	[VRNIC_CNT_MR_MTT_ENTRIES].name		= "mr_mtt_entries",
 	[VRNIC_CNT_MR_DEREGS].name		= "mr_deregs",
 	[VRNIC_CNT_MR_DEREG_NS].name		= "mr_dereg_ns",
+	[VRNIC_CNT_ODP_PAGE_FAULTS].name	= "odp_page_faults",
+	[VRNIC_CNT_ODP_FAULT_ERRORS].name	= "odp_fault_errors",
+	[VRNIC_CNT_ODP_INVALIDATIONS].name	= "odp_invalidations",
 	/*
 	 * Counted under the names ConnectX (mlx5) gives them, which
 	 * monitoring tools read; Documentation/vrnic.rst, "Counters".

@@ -28,7 +28,8 @@
 				 vrnic_mutant(rkey_pd) ||		\
 				 vrnic_mutant(mw_range) ||		\
 				 vrnic_mutant(mw_bind_any) ||		\
-				 vrnic_mutant(mw_qp))
+				 vrnic_mutant(mw_qp) ||		\
+				 vrnic_mutant(odp_stale))
 
 #if defined(VRNIC_MUTATE_NAME) && !VRNIC_MUTANT_ANY
 #error "VRNIC_MUTATE names no fault of vrnic_mutate.h"

@@ -19,6 +19,7 @@
 #include "vrnic_mr.h"
 #include "mem/vrnic_mem.h"
 #include "mem/vrnic_mw.h"
+#include "mem/vrnic_odp.h"
 #include "verbs/vrnic_mr_verbs.h"
 
 /* Allocate the MR's MPT index and keys.  The key byte starts random. */
@@ -66,6 +67,47 @@ struct ib_mr *vrnic_get_dma_mr(struct ib_pd *ibpd, int access)
 	return &mr->ibmr;
 }
 
+/*
+ * An on-demand paging MR (IB_ACCESS_ON_DEMAND): nothing pinned or mapped
+ * until the engines touch it (mem/vrnic_odp.c).  Implicit ODP (the whole
+ * address space, start 0 and length U64_MAX) is not supported.
+ */
+static struct ib_mr *vrnic_reg_odp_mr(struct ib_pd *ibpd, u64 start,
+				      u64 length, u64 iova, int access)
+{
+	struct vrnic_dev *vdev = to_vdev(ibpd->device);
+	struct vrnic_mr *mr;
+	u64 t0, t1;
+	int err;
+
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	t0 = ktime_get_ns();
+	err = vrnic_odp_reg(ibpd->device, mr, start, length, access);
+	t1 = ktime_get_ns();
+	if (err) {
+		kfree(mr);
+		return ERR_PTR(err);
+	}
+	mr->type = VRNIC_MR_ODP;
+	mr->state = VRNIC_MR_VALID;
+	mr->access = access;
+	mr->max_pages = mr->npages;
+	mr->ibmr.iova = iova;
+	mr->ibmr.length = length;
+	mr->ibmr.page_size = 1U << mr->page_shift;
+	err = vrnic_mr_publish(vdev, mr);
+	if (err) {
+		ib_umem_release(mr->umem);
+		kfree(mr);
+		return ERR_PTR(err);
+	}
+	vrnic_count(vdev, VRNIC_CNT_MR_REGS);
+	atomic64_add(t1 - t0, &vdev->cnt[VRNIC_CNT_MR_REG_PIN_NS]);
+	return &mr->ibmr;
+}
+
 struct ib_mr *vrnic_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				u64 iova, int access, struct ib_udata *udata)
 {
@@ -77,13 +119,17 @@ struct ib_mr *vrnic_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	u32 i = 0;
 	int err;
 
+	if ((access & IB_ACCESS_ON_DEMAND) && !start && length == U64_MAX)
+		return ERR_PTR(-EOPNOTSUPP);	/* implicit ODP */
 	if (!length || length > vdev->attr.max_mr_size)
 		return ERR_PTR(-EINVAL);
 	if (access & ~(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
 		       IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC |
 		       IB_ACCESS_MW_BIND | IB_ACCESS_RELAXED_ORDERING |
-		       VRNIC_ACCESS_FLUSH_GLOBAL))
+		       IB_ACCESS_ON_DEMAND | VRNIC_ACCESS_FLUSH_GLOBAL))
 		return ERR_PTR(-EOPNOTSUPP);
+	if (access & IB_ACCESS_ON_DEMAND)
+		return vrnic_reg_odp_mr(ibpd, start, length, iova, access);
 
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr)
