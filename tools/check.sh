@@ -751,12 +751,35 @@ sj_one-a() {
 		teardown:900 load:600 netem:"$netem" -- \
 		"${kenv[@]}" "${sz[@]}" --env VRNIC_DRIVER=vrnic
 }
+# ci_recipe_tree KDIR: a folder whose vrnic/ is the checkout (its files
+# linked) with kernel/ copied and built against KDIR there, for
+# ci-recipe.sh (CI_RECIPE_TREE) on a kernel other than 6.1, for which
+# kernel/ itself is built.  Prints the folder.
+ci_recipe_tree() {
+	local t=$REPO_DIR/build/ci-recipe-$fl f
+	rm -rf "$t" && mkdir -p "$t/vrnic"
+	for f in "$REPO_DIR"/* "$REPO_DIR"/.[!.]*; do
+		[ "${f##*/}" = kernel ] || [ "${f##*/}" = build ] || ln -s "$f" "$t/vrnic/"
+	done
+	cp -r "$REPO_DIR/kernel" "$t/vrnic/kernel"
+	make -s -C "$t/vrnic/kernel" clean KDIR="$1" >/dev/null 2>&1
+	make -s -j"$(nproc)" -C "$t/vrnic/kernel" KDIR="$1" >"$out/ci-recipe-$fl.log" 2>&1 || return 1
+	echo "$t"
+}
 sj_one-b() {
 	local -a sz f=()
 	mapfile -t sz < <(stock_sizes)
+	local tree
+	if [ "$fl" = stock612 ] && want "$fl/ci-recipe"; then
+		if tree=$(ci_recipe_tree "$stock612_kdir"); then
+			f+=(--env "CI_RECIPE_TREE=$tree")
+		else
+			record FAIL "build/ci-recipe-$fl" "$out/ci-recipe-$fl.log"
+		fi
+	fi
 	# conformance-lo: Hostile/* (one device's own queues and commands)
 	# runs in stock/one-a's loopback run; make check leaves it out here.
-	[ "$tier" = check ] && f=(--env 'CONFORMANCE_SKIP_LO=Hostile/*')
+	[ "$tier" = check ] && f+=(--env 'CONFORMANCE_SKIP_LO=Hostile/*')
 	dsuite "$fl/one-b" one 3000 fuzz:900 vrnicctl:400 model:300 restrack:300 \
 		sweeps:600 bpftrace:300 conformance-lo:300 counters-mlx5:120 ci-recipe:450 -- \
 		"${kenv[@]}" "${sz[@]}" "${f[@]}" --env VRNIC_DRIVER=vrnic \
