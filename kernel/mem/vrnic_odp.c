@@ -200,12 +200,21 @@ int vrnic_odp_copy(struct vrnic_dev *vdev, struct vrnic_mr *mr, u64 iova,
 int vrnic_odp_fault_in(struct vrnic_mr *mr, struct vrnic_odp_fault *pf)
 {
 	struct ib_umem_odp *odp = to_ib_umem_odp(mr->umem);
+	/*
+	 * A writable MR's pages are faulted in for writing even when the
+	 * engine only reads them, as mlx5 does: a read fault of memory never
+	 * written maps the shared zero page, which every other MR over such
+	 * memory would map for the device too (overlapping DMA mappings,
+	 * which the DMA API's debugging refuses), and the first write
+	 * through it would need a second fault.
+	 */
+	bool write = pf->write || odp->umem.writable;
 	int ret;
 
 	might_sleep();
 	ret = ib_umem_odp_map_dma_and_lock(odp, pf->va, pf->len,
 					   ODP_READ_ALLOWED_BIT |
-					   (pf->write ? ODP_WRITE_ALLOWED_BIT : 0),
+					   (write ? ODP_WRITE_ALLOWED_BIT : 0),
 					   true);
 	if (ret < 0)
 		return ret;
