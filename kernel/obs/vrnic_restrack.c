@@ -196,6 +196,7 @@ static const char * const vrnic_mr_type_names[] = {
 	[VRNIC_MR_DMA]	= "dma",
 	[VRNIC_MR_USER]	= "user",
 	[VRNIC_MR_FRWR]	= "frwr",
+	[VRNIC_MR_ODP]	= "odp",
 };
 
 /*
@@ -228,8 +229,11 @@ static int vrnic_res_mr_put(struct sk_buff *msg, const void *snap)
 {
 	const struct vrnic_res_mr *s = snap;
 	bool frwr = s->type == VRNIC_MR_FRWR;
-	bool mapped = s->type == VRNIC_MR_USER || (frwr && s->npages);
+	bool mapped = s->type == VRNIC_MR_USER || s->type == VRNIC_MR_ODP ||
+		      (frwr && s->npages);
 
+	/* Every type has its name: a NULL here is an oops in the netlink put. */
+	BUILD_BUG_ON(ARRAY_SIZE(vrnic_mr_type_names) != VRNIC_MR_ODP + 1);
 	if (rdma_nl_put_driver_string(msg, "type",
 				      vrnic_mr_type_names[s->type]) ||
 	    rdma_nl_put_driver_string(msg, "state", s->state == VRNIC_MR_VALID ?

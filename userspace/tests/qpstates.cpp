@@ -115,6 +115,10 @@ int run(const std::string &dev, int gid_index)
 	auto buf = std::make_shared<Buffer>(8 * 4096);
 	Mr mr(s.pd, buf, 100, 3 * 4096,
 	      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+	/* An on-demand paging MR of 2 pages, never touched. */
+	auto odp_buf = std::make_shared<Buffer>(2 * 4096);
+	Mr odp(s.pd, odp_buf, 0, 2 * 4096,
+	       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_ON_DEMAND);
 	QpCaps caps;
 
 	caps.max_send_wr = 16;
@@ -145,6 +149,7 @@ int run(const std::string &dev, int gid_index)
 	std::printf("mr_lkey %u\nmr_addr %llu\nmr_len %zu\ncq_err_cqe %d\ncq_cqe %d\n",
 		    mr.lkey(), static_cast<unsigned long long>(mr.addr()), mr.length(),
 		    cq_err->cqe(), cq->cqe());
+	std::printf("odp_mr_lkey %u\n", odp.lkey());
 	std::printf("ready\n");
 	std::fflush(stdout);
 	pause();

@@ -200,6 +200,19 @@ if mrs:
     expect(mrs[0].get("mrlen") == d.get("length"), "MR length %s = mrlen %s" % (d.get("length"), mrs[0].get("mrlen")))
 '
 
+# An on-demand paging MR (vrnic-qpstates registers one): its type named
+# (a type without a name was a NULL string in the netlink put: an oops).
+check restrack/mr-odp '
+info = dict(l.split() for l in open(os.path.join(work, "qpstates.out")) if len(l.split()) == 2)
+lkey = int(info["odp_mr_lkey"])
+mrs = [e for e in on(load("ns0", "mr"), "vrnic0") if num(e.get("lkey")) == lkey]
+expect(len(mrs) == 1, "ODP MR lkey %#x listed once (%d)" % (lkey, len(mrs)))
+d = drv(mrs[0]) if mrs else {}
+for k, v in (("type", "odp"), ("state", "valid"), ("mtt_entries", 2),
+             ("page_size", 4096), ("length", 2 * 4096)):
+    expect(d.get(k) == v, "ODP MR %s = %r, want %r" % (k, d.get(k), v))
+'
+
 check restrack/cq-known '
 info = dict(l.split() for l in open(os.path.join(work, "qpstates.out")) if len(l.split()) == 2)
 cqs = on(load("ns0", "cq"), "vrnic0")
