@@ -12,7 +12,7 @@ PREFIX/count: a test that never reported must not vanish from the totals.
 --xfail DEVIATIONS ROLE: the run is of the reference's documented
 deviations (tests/rxe-deviations.txt; ROLE requester, responder or any,
 as there; "any", the single-device runs, leaves out lines tagged
-"[interop]"; the interop roles leave out lines tagged "[self]") and each case must fail as the file says: a failure is a PASS
+"[interop]") and each case must fail as the file says: a failure is a PASS
 ("expected failure"), provided its message holds the line's "=> TEXT" when
 it has one; a case that passes, or fails otherwise, is a FAIL, so that the
 list stays true.
@@ -39,9 +39,6 @@ def deviations(path, role):
             if why.startswith("[requester]") and role not in ("requester", "any"):
                 continue
             if why.startswith("[responder]") and role not in ("responder", "any"):
-                continue
-            # [self]: only when rxe talks to itself (single-device runs).
-            if why.startswith("[self]") and role != "any":
                 continue
             # [interop] after the role: only against another device.
             if role == "any" and "[interop]" in why.partition(" => ")[0].split(" ", 2)[:2]:
