@@ -154,6 +154,21 @@ void vrnic_mr_uncache(struct vrnic_dev *vdev, u32 key)
 	vrnic_model_mr_invalidate(&vdev->model, key);
 }
 
+/*
+ * What a copy of @len bytes at @iova through @mr's translation costs the
+ * model: one MR cache access for the MTT entries of the pages it spans,
+ * and the DMA.
+ */
+static void vrnic_mr_copy_account(struct vrnic_dev *vdev, struct vrnic_mr *mr,
+				  u64 iova, u32 len, enum vrnic_dma_dir dir)
+{
+	if (len)
+		vrnic_mr_cache_access(vdev, mr->ibmr.lkey,
+				      ((iova + len - 1) >> mr->page_shift) -
+				      (iova >> mr->page_shift) + 1);
+	vrnic_dma_account(vdev, dir, len, VRNIC_DMA_PAYLOAD);
+}
+
 /**
  * vrnic_mr_copy - move bytes between an MR and a buffer through its MTT
  * @vdev:	the device (its DMA device translates the MTT's addresses)
@@ -177,14 +192,10 @@ int vrnic_mr_copy(struct vrnic_dev *vdev, struct vrnic_mr *mr, u64 iova,
 
 	if (mr->type == VRNIC_MR_ODP) {
 		err = vrnic_odp_copy(vdev, mr, iova, buf, len, dir, pf);
-		if (err || !len)
-			return err;
 		/* The MR cache and the DMA, once the pages were there. */
-		vrnic_mr_cache_access(vdev, mr->ibmr.lkey,
-				      ((iova + len - 1) >> mr->page_shift) -
-				      (iova >> mr->page_shift) + 1);
-		vrnic_dma_account(vdev, dir, len, VRNIC_DMA_PAYLOAD);
-		return 0;
+		if (!err && len)
+			vrnic_mr_copy_account(vdev, mr, iova, len, dir);
+		return err;
 	}
 	if (mr->type == VRNIC_MR_DMA) {
 		vrnic_dma_account(vdev, dir, len, VRNIC_DMA_PAYLOAD);
@@ -194,11 +205,7 @@ int vrnic_mr_copy(struct vrnic_dev *vdev, struct vrnic_mr *mr, u64 iova,
 	pgsz = 1ULL << mr->page_shift;
 	base = mr->ibmr.iova & ~(pgsz - 1);
 	/* Translate first (the MR cache), then move the data. */
-	if (len)
-		vrnic_mr_cache_access(vdev, mr->ibmr.lkey,
-				      ((iova + len - 1 - base) >> mr->page_shift) -
-				      ((iova - base) >> mr->page_shift) + 1);
-	vrnic_dma_account(vdev, dir, len, VRNIC_DMA_PAYLOAD);
+	vrnic_mr_copy_account(vdev, mr, iova, len, dir);
 	while (len) {
 		off = iova - base;
 		idx = off >> mr->page_shift;
