@@ -147,6 +147,23 @@ inline ibv_send_wr wr_of(ibv_wr_opcode op, ibv_sge *s, uint64_t wr_id)
 	return wr;
 }
 
+/* A signaled RDMA WRITE or READ WR (wr_of()) at @remote_addr under @rkey. */
+inline ibv_send_wr rdma_wr(ibv_wr_opcode op, ibv_sge *s, uint64_t wr_id,
+			   uint64_t remote_addr, uint32_t rkey)
+{
+	ibv_send_wr wr = wr_of(op, s, wr_id);
+
+	wr.wr.rdma.remote_addr = remote_addr;
+	wr.wr.rdma.rkey = rkey;
+	return wr;
+}
+
+inline ibv_send_wr rdma_wr(ibv_wr_opcode op, ibv_sge &s, uint64_t wr_id,
+			   uint64_t remote_addr, uint32_t rkey)
+{
+	return rdma_wr(op, &s, wr_id, remote_addr, rkey);
+}
+
 /* Query the QP until it reports want or timeout; returns the last state. */
 ibv_qp_state wait_qp_state(const verbs::Qp &qp, ibv_qp_state want,
 			   milliseconds timeout);

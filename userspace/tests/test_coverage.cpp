@@ -184,16 +184,6 @@ protected:
 		verbs::post_recv(qp, wr);
 	}
 
-	static ibv_send_wr rdma_wr(ibv_wr_opcode op, ibv_sge *s, uint64_t wr_id,
-				   uint64_t remote_addr, uint32_t rkey)
-	{
-		ibv_send_wr wr = wr_of(op, s, wr_id);
-
-		wr.wr.rdma.remote_addr = remote_addr;
-		wr.wr.rdma.rkey = rkey;
-		return wr;
-	}
-
 	/* ibv_wr_complete(): 0 or an errno. */
 	static int complete(ibv_qp_ex *qpx)
 	{

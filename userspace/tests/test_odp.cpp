@@ -144,16 +144,6 @@ protected:
 			cs.emplace_back(d);
 		return cs;
 	}
-
-	static ibv_send_wr rdma_wr(ibv_wr_opcode op, ibv_sge &s, uint64_t wr_id,
-				   uint64_t addr, uint32_t rkey)
-	{
-		ibv_send_wr wr = wr_of(op, &s, wr_id);
-
-		wr.wr.rdma.remote_addr = addr;
-		wr.wr.rdma.rkey = rkey;
-		return wr;
-	}
 };
 
 /*

@@ -79,21 +79,6 @@ protected:
 		sink.expect(seed, "RDMA READ sink");
 		remote.expect(seed, "RDMA READ source (must be unchanged)");
 	}
-
-	static ibv_send_wr rdma_wr(ibv_wr_opcode op, ibv_sge &s, uint64_t wr_id,
-				   uint64_t remote_addr, uint32_t rkey)
-	{
-		ibv_send_wr wr{};
-
-		wr.wr_id = wr_id;
-		wr.sg_list = &s;
-		wr.num_sge = 1;
-		wr.opcode = op;
-		wr.send_flags = IBV_SEND_SIGNALED;
-		wr.wr.rdma.remote_addr = remote_addr;
-		wr.wr.rdma.rkey = rkey;
-		return wr;
-	}
 };
 
 class RdmaSize : public RdmaTest,

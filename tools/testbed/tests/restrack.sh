@@ -80,6 +80,14 @@ def expect(cond, what):
         print("FAIL:", what)
 def psn_le(a, b):
     return ((b - a) & 0xffffff) < 0x800000
+def qpstates():
+    # vrnic-qpstates's "name value" lines.
+    return dict(l.split() for l in open(os.path.join(work, "qpstates.out")) if len(l.split()) == 2)
+def mr_listed(lkey, what):
+    # vrnic0's MR @lkey as ns0 lists it, which must be listed once.
+    mrs = [e for e in on(load("ns0", "mr"), "vrnic0") if num(e.get("lkey")) == lkey]
+    expect(len(mrs) == 1, "%s lkey %#x listed once (%d)" % (what, lkey, len(mrs)))
+    return mrs[0] if mrs else {}
 $body
 sys.exit(1 if bad else 0)
 PY
@@ -181,11 +189,9 @@ expect("qkey" in gsi and "req_psn" in gsi and "una_psn" not in gsi, "GSI QP fiel
 '
 
 check restrack/mr-known '
-info = dict(l.split() for l in open(os.path.join(work, "qpstates.out")) if len(l.split()) == 2)
-lkey = int(info["mr_lkey"])
-mrs = [e for e in on(load("ns0", "mr"), "vrnic0") if num(e.get("lkey")) == lkey]
-expect(len(mrs) == 1, "MR lkey %#x listed once (%d)" % (lkey, len(mrs)))
-d = drv(mrs[0]) if mrs else {}
+info = qpstates()
+mr = mr_listed(int(info["mr_lkey"]), "MR")
+d = drv(mr)
 for k, v in (("type", "user"), ("state", "valid"), ("access", 0x7),
              ("mtt_entries", 4), ("page_size", 4096), ("length", 3 * 4096),
              ("iova", int(info["mr_addr"]))):
@@ -196,25 +202,21 @@ for k, v in (("type", "user"), ("state", "valid"), ("access", 0x7),
         v &= 0xffffffff
     expect(d.get(k) == v, "MR %s = %r, want %r" % (k, d.get(k), v))
 expect("mapped_pages" not in d, "a user MR has no mapped_pages")
-if mrs:
-    expect(mrs[0].get("mrlen") == d.get("length"), "MR length %s = mrlen %s" % (d.get("length"), mrs[0].get("mrlen")))
+if mr:
+    expect(mr.get("mrlen") == d.get("length"), "MR length %s = mrlen %s" % (d.get("length"), mr.get("mrlen")))
 '
 
 # An on-demand paging MR (vrnic-qpstates registers one): its type named
 # (a type without a name was a NULL string in the netlink put: an oops).
 check restrack/mr-odp '
-info = dict(l.split() for l in open(os.path.join(work, "qpstates.out")) if len(l.split()) == 2)
-lkey = int(info["odp_mr_lkey"])
-mrs = [e for e in on(load("ns0", "mr"), "vrnic0") if num(e.get("lkey")) == lkey]
-expect(len(mrs) == 1, "ODP MR lkey %#x listed once (%d)" % (lkey, len(mrs)))
-d = drv(mrs[0]) if mrs else {}
+d = drv(mr_listed(int(qpstates()["odp_mr_lkey"]), "ODP MR"))
 for k, v in (("type", "odp"), ("state", "valid"), ("mtt_entries", 2),
              ("page_size", 4096), ("length", 2 * 4096)):
     expect(d.get(k) == v, "ODP MR %s = %r, want %r" % (k, d.get(k), v))
 '
 
 check restrack/cq-known '
-info = dict(l.split() for l in open(os.path.join(work, "qpstates.out")) if len(l.split()) == 2)
+info = qpstates()
 cqs = on(load("ns0", "cq"), "vrnic0")
 user = [e for e in cqs if e.get("drv_ring") == "user"]
 kern = [e for e in cqs if e.get("drv_ring") == "kernel"]
