@@ -68,55 +68,57 @@ struct ib_mr *vrnic_get_dma_mr(struct ib_pd *ibpd, int access)
 }
 
 /*
- * An on-demand paging MR (IB_ACCESS_ON_DEMAND): nothing pinned or mapped
- * until the engines touch it (mem/vrnic_odp.c).  Implicit ODP (the whole
- * address space, start 0 and length U64_MAX) is not supported.
+ * Pin and map [start, start + length) and fill the MTT, one DMA address
+ * per page.  *@pinned: when the pinning ended (the rest is the MTT's).
  */
-static struct ib_mr *vrnic_reg_odp_mr(struct ib_pd *ibpd, u64 start,
-				      u64 length, u64 iova, int access)
+static int vrnic_mr_pin(struct ib_device *ibdev, struct vrnic_mr *mr,
+			u64 start, u64 length, int access, u64 *pinned)
 {
-	struct vrnic_dev *vdev = to_vdev(ibpd->device);
-	struct vrnic_mr *mr;
-	u64 t0, t1;
+	struct ib_block_iter biter;
+	struct ib_umem *umem;
+	size_t npages;
+	u32 i = 0;
 	int err;
 
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
-	if (!mr)
-		return ERR_PTR(-ENOMEM);
-	t0 = ktime_get_ns();
-	err = vrnic_odp_reg(ibpd->device, mr, start, length, access);
-	t1 = ktime_get_ns();
-	if (err) {
-		kfree(mr);
-		return ERR_PTR(err);
+	umem = ib_umem_get(ibdev, start, length, access);
+	*pinned = ktime_get_ns();
+	if (IS_ERR(umem))
+		return PTR_ERR(umem);
+	npages = ib_umem_num_dma_blocks(umem, PAGE_SIZE);
+	if (npages > U32_MAX) {
+		err = -EINVAL;
+		goto err_umem;
 	}
-	mr->type = VRNIC_MR_ODP;
-	mr->state = VRNIC_MR_VALID;
-	mr->access = access;
-	mr->max_pages = mr->npages;
-	mr->ibmr.iova = iova;
-	mr->ibmr.length = length;
-	mr->ibmr.page_size = 1U << mr->page_shift;
-	err = vrnic_mr_publish(vdev, mr);
-	if (err) {
-		ib_umem_release(mr->umem);
-		kfree(mr);
-		return ERR_PTR(err);
+	mr->mtt = kvcalloc(npages, sizeof(*mr->mtt), GFP_KERNEL);
+	if (!mr->mtt) {
+		err = -ENOMEM;
+		goto err_umem;
 	}
-	vrnic_count(vdev, VRNIC_CNT_MR_REGS);
-	atomic64_add(t1 - t0, &vdev->cnt[VRNIC_CNT_MR_REG_PIN_NS]);
-	return &mr->ibmr;
+	rdma_umem_for_each_dma_block(umem, &biter, PAGE_SIZE)
+		mr->mtt[i++] = rdma_block_iter_dma_address(&biter);
+	mr->umem = umem;
+	mr->type = VRNIC_MR_USER;
+	mr->page_shift = PAGE_SHIFT;
+	mr->npages = npages;
+	return 0;
+
+err_umem:
+	ib_umem_release(umem);
+	return err;
 }
 
+/*
+ * A user MR: pinned with an MTT, or on demand (IB_ACCESS_ON_DEMAND:
+ * nothing pinned or mapped until the engines touch it, mem/vrnic_odp.c).
+ * Implicit ODP (the whole address space, start 0 and length U64_MAX) is
+ * not supported.
+ */
 struct ib_mr *vrnic_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				u64 iova, int access, struct ib_udata *udata)
 {
 	struct vrnic_dev *vdev = to_vdev(ibpd->device);
-	struct ib_block_iter biter;
 	struct vrnic_mr *mr;
 	u64 t0, t1, t2;
-	size_t npages;
-	u32 i = 0;
 	int err;
 
 	if ((access & IB_ACCESS_ON_DEMAND) && !start && length == U64_MAX)
@@ -128,58 +130,48 @@ struct ib_mr *vrnic_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 		       IB_ACCESS_MW_BIND | IB_ACCESS_RELAXED_ORDERING |
 		       IB_ACCESS_ON_DEMAND | VRNIC_ACCESS_FLUSH_GLOBAL))
 		return ERR_PTR(-EOPNOTSUPP);
-	if (access & IB_ACCESS_ON_DEMAND)
-		return vrnic_reg_odp_mr(ibpd, start, length, iova, access);
 
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
 
-	/* What registration costs the host: pinning and mapping, the MTT. */
+	/*
+	 * What registration costs the host: pinning and mapping, the MTT
+	 * (an on-demand MR's registration has neither: its time counts as
+	 * the pinning's).
+	 */
 	t0 = ktime_get_ns();
-	mr->umem = ib_umem_get(ibpd->device, start, length, access);
-	t1 = ktime_get_ns();
-	if (IS_ERR(mr->umem)) {
-		err = PTR_ERR(mr->umem);
-		goto err_free;
+	if (access & IB_ACCESS_ON_DEMAND) {
+		err = vrnic_odp_reg(ibpd->device, mr, start, length, access);
+		mr->type = VRNIC_MR_ODP;
+		t1 = ktime_get_ns();
+	} else {
+		err = vrnic_mr_pin(ibpd->device, mr, start, length, access, &t1);
 	}
-
-	npages = ib_umem_num_dma_blocks(mr->umem, PAGE_SIZE);
-	if (npages > U32_MAX) {
-		err = -EINVAL;
-		goto err_umem;
-	}
-	mr->mtt = kvcalloc(npages, sizeof(*mr->mtt), GFP_KERNEL);
-	if (!mr->mtt) {
-		err = -ENOMEM;
-		goto err_umem;
-	}
-	rdma_umem_for_each_dma_block(mr->umem, &biter, PAGE_SIZE)
-		mr->mtt[i++] = rdma_block_iter_dma_address(&biter);
 	t2 = ktime_get_ns();
+	if (err)
+		goto err_free;
 
-	mr->type = VRNIC_MR_USER;
 	mr->state = VRNIC_MR_VALID;
 	mr->access = access;
-	mr->page_shift = PAGE_SHIFT;
-	mr->npages = npages;
-	mr->max_pages = npages;
+	mr->max_pages = mr->npages;
 	mr->ibmr.iova = iova;
 	mr->ibmr.length = length;
-	mr->ibmr.page_size = PAGE_SIZE;
+	mr->ibmr.page_size = 1U << mr->page_shift;
 
 	err = vrnic_mr_publish(vdev, mr);
 	if (err)
-		goto err_mtt;
+		goto err_release;
 	vrnic_count(vdev, VRNIC_CNT_MR_REGS);
 	atomic64_add(t1 - t0, &vdev->cnt[VRNIC_CNT_MR_REG_PIN_NS]);
-	atomic64_add(t2 - t1, &vdev->cnt[VRNIC_CNT_MR_REG_MTT_NS]);
-	atomic64_add(npages, &vdev->cnt[VRNIC_CNT_MR_MTT_ENTRIES]);
+	if (mr->type == VRNIC_MR_USER) {
+		atomic64_add(t2 - t1, &vdev->cnt[VRNIC_CNT_MR_REG_MTT_NS]);
+		atomic64_add(mr->npages, &vdev->cnt[VRNIC_CNT_MR_MTT_ENTRIES]);
+	}
 	return &mr->ibmr;
 
-err_mtt:
+err_release:
 	kvfree(mr->mtt);
-err_umem:
 	ib_umem_release(mr->umem);
 err_free:
 	kfree(mr);
