@@ -53,7 +53,7 @@ steps=$out/steps.txt
 : >"$steps"
 t0=$(date +%s)
 lane=main
-fl=stock	# the flavour of the job running: stock or stock612
+fl=stock	# the flavour of the job running: stock, stock612, debug or debug612
 
 want() {
 	[ -n "${CHECK_ONLY:-}" ] && ! [[ $1 =~ $CHECK_ONLY ]] && return 1
@@ -76,7 +76,7 @@ declare -A budget_check=(
 	[host/scan-log]=60 [host/install]=300 [host/ctest]=120 [host/intree]=600
 	[host/layering-test]=40 [host/layering]=30 [host/checkpatch-test]=30 [host/checkpatch]=150
 	[build/kmod-stock]=240 [build/kmod-debug]=300
-	[build/debug-kernel]=1800
+	[build/debug-kernel]=1800 [build/debug612-kernel]=2400 [build/kmod-debug612]=300
 	[stock/log-scan-catches-warn]=90 [stock/rxe]=600
 	[stock/one-a]=1000 [stock/one-b]=1000 [stock/module-load]=90 [stock/conformance]=240
 	[stock/conformance-veth]=240 [stock/wire]=700 [stock/conformance-wire]=600
@@ -121,6 +121,7 @@ budget() {
 	[ -n "$b" ] || b=${budget_check[$1]:-}
 	# A 6.1 step run on 6.12 (check-full) has the 6.1 step's budget.
 	[ -n "$b" ] || [[ $1 != stock612/* ]] || b=$(budget "stock/${1#stock612/}")
+	[ -n "$b" ] || [[ $1 != debug612/* ]] || b=$(budget "debug/${1#debug612/}")
 	echo "${b:-600}"
 }
 # timed NAME CMD...: run CMD as step NAME; its time goes to steps.txt, and
@@ -150,22 +151,38 @@ stock612_kdir=/usr/src/linux-headers-$abi612-amd64
 # The debug kernel takes longest to make: in check and full it is built
 # (or found in the cache) in the background from the start, while the
 # stock kernel's side builds and runs.
-debug_wanted=0
-for st in kunit module-load conformance conformance-veth conformance-wire teardown netns netem fuzz \
-	model load smoke nvmeof one-a one-b two quick nvmeof-vrnic intree wire; do
+# check-full also runs make check's debug jobs in 6.12's debug kernel
+# (debug612, built from linux-source-6.12 with the same checkers).
+debug_steps="kunit module-load conformance conformance-veth conformance-wire teardown netns netem fuzz
+	model load smoke nvmeof one-a one-b two quick nvmeof-vrnic intree wire netns-race"
+debug_wanted=0 debug612_wanted=0
+for st in $debug_steps; do
 	want "debug/$st" && debug_wanted=1
+	[ "$tier" = full ] && want "debug612/$st" && debug612_wanted=1
 done
-dk_pid=""
+# bg_kernel FLAVOUR: prepare-kernel.sh FLAVOUR in the background, as step
+# build/FLAVOUR-kernel; its directory goes to FLAVOUR-kernel.path, its
+# status to FLAVOUR-kernel.rc.
+bg_kernel() {
+	( s=$(date +%s)
+	  if tools/testbed/prepare-kernel.sh "$1" >"$out/$1-kernel.path" \
+		2>"$out/$1-kernel.log"; then rc=0; else rc=1; fi
+	  echo "$(( $(date +%s) - s )) build/$1-kernel $(budget "build/$1-kernel") debug" >>"$steps"
+	  echo "$rc" >"$out/$1-kernel.rc" ) &
+}
+dk_pid="" dk612_pid=""
 # No debug lane: its jobs are dropped from the queue (below).
 [ "$debug_wanted" -eq 1 ] || echo 1 >"$out/kmod-debug.rc"
+[ "$debug612_wanted" -eq 1 ] || echo 1 >"$out/kmod-debug612.rc"
 if [ "$debug_wanted" -eq 1 ]; then
 	step "debug kernel (cached under $VRNIC_CACHE/debug-kernel), in the background"
-	( s=$(date +%s)
-	  if tools/testbed/prepare-kernel.sh debug >"$out/debug-kernel.path" \
-		2>"$out/debug-kernel.log"; then rc=0; else rc=1; fi
-	  echo "$(( $(date +%s) - s )) build/debug-kernel $(budget build/debug-kernel) debug" >>"$steps"
-	  echo "$rc" >"$out/debug-kernel.rc" ) &
+	bg_kernel debug
 	dk_pid=$!
+fi
+if [ "$debug612_wanted" -eq 1 ]; then
+	step "6.12's debug kernel (cached under $VRNIC_CACHE/debug-kernel), in the background"
+	bg_kernel debug612
+	dk612_pid=$!
 fi
 
 step "build"
@@ -206,7 +223,7 @@ kmod_build() {
 	# The debug kernel has no DWARF of its own: vrnic gets line tables
 	# for faddr2line (Documentation/testbed.rst, "Decoding an oops").
 	local -a kcf=()
-	[ "$fl" = debug ] && kcf=(KCFLAGS=-g)
+	[[ $fl = debug* ]] && kcf=(KCFLAGS=-g)
 	: >"$out/kmod-$fl.log"
 	# The stock module is the one build/module-stock made: the same make
 	# line against the same headers, copied with kernel/ above (building
@@ -226,7 +243,7 @@ kmod_build() {
 	make -j"$(nproc)" -C "$kdir" M="$d/warn-module" modules >>"$out/kmod-$fl.log" 2>&1 ||
 		return 1
 	# KUnit suites build into a second copy of the module.
-	if [ "$fl" = debug ]; then
+	if [[ $fl = debug* ]]; then
 		cp -r kernel "$d/vrnic-kunit"
 		make -j"$(nproc)" -C "$kdir" M="$d/vrnic-kunit" CONFIG_RDMA_VRNIC=m \
 			CONFIG_RDMA_VRNIC_KUNIT_TEST=y modules \
@@ -429,9 +446,14 @@ dsuite() {
 # conformance run) and the interop runs against rxe run in the stock
 # kernel only.
 # The debug kernel's guest runs (jobs of the queue below).
-debug_kenv=(--kernel debug --env "VRNIC_KMOD=$REPO_DIR/build/kmod/debug/vrnic")
-debug_common=(--env "VRNIC_KUNIT_KO=$REPO_DIR/build/kmod/debug/vrnic-kunit/rdma_vrnic.ko"
-	--env VRNIC_DRIVER=vrnic)
+# debug_kenv FLAVOUR: the run.sh arguments of a debug or debug612 guest
+# (debug_common: those its KUnit and vrnic runs add).
+set_debug_kenv() {
+	kenv=(--kernel "$1" --env "VRNIC_KMOD=$REPO_DIR/build/kmod/$1/vrnic")
+	debug_common=(--env "VRNIC_KUNIT_KO=$REPO_DIR/build/kmod/$1/vrnic-kunit/rdma_vrnic.ko"
+		--env VRNIC_DRIVER=vrnic)
+}
+set_debug_kenv debug
 # check: two boots, so that the two lanes can run them side by side.
 # One: KUnit, then conformance across veth (vrnic0 and vrnic1 in two
 # namespaces: every packet through the UDP socket, the netdev and the
@@ -451,14 +473,14 @@ dj_one-a() {
 		# boot (a debug boot and its kmemleak scans cost some 75 s),
 		# and runs Hostile/* (one device's own queues and commands),
 		# which the veth run leaves out.
-		dsuite debug/one-a wire 3000 kunit:400 conformance-veth:900 \
+		dsuite "$fl"/one-a wire 3000 kunit:400 conformance-veth:900 \
 			conformance-wire:900 netem:900 -- \
 			"${kenv[@]}" "${debug_common[@]}" --env VRNIC_TRACE_EVENTS=1 \
 			--env 'CONFORMANCE_SKIP_VETH=Hostile/*' \
 			--env NETEM_BYTES=256K --env "NETEM_CASE_OPS=mixed=write,read"
 		return
 	fi
-	dsuite debug/one-a one 4500 kunit:300 module-load:120 conformance:600 \
+	dsuite "$fl"/one-a one 4500 kunit:300 module-load:120 conformance:600 \
 		conformance-veth:600 conformance-samens:600 teardown:1200 netns:600 netns-race:1300 -- "${kenv[@]}" \
 		"${debug_common[@]}" --env VRNIC_TRACE_EVENTS=1
 }
@@ -471,14 +493,14 @@ dj_one-b() {
 		# module-unload makes for each device under the same traffic;
 		# it cost this boot 95 s.  mtu-change and netdev-down free
 		# nothing.
-		dsuite debug/one-b one 2700 teardown:1200 fuzz:900 netns-race:600 -- \
+		dsuite "$fl"/one-b one 2700 teardown:1200 fuzz:900 netns-race:600 -- \
 			"${kenv[@]}" "${debug_common[@]}" --env FUZZ_COUNT=2000 --env TEARDOWN_D=6 \
 			--env TEARDOWN_E=4 --env "TEARDOWN_SKIP=mtu-change netdev-down link-delete" \
 			--env NETNS_RACE_N=3
 		return
 	fi
 	# load.sh: 100 QPs there (each script says how much it moves).
-	dsuite debug/one-b one 3900 netem:900 fuzz:1200 model:900 load:600 -- \
+	dsuite "$fl"/one-b one 3900 netem:900 fuzz:1200 model:900 load:600 -- \
 		"${kenv[@]}" --env VRNIC_DRIVER=vrnic
 }
 # The suite across a wire (run.sh --topo wire: the guest's two virtio-net
@@ -488,11 +510,11 @@ dj_one-b() {
 dj_wire() {
 	# make check: in debug/one-a's boot.
 	[ "$tier" = full ] || return 0
-	dsuite debug/wire wire 1500 conformance-wire:900 -- "${kenv[@]}" "${debug_common[@]}"
+	dsuite "$fl"/wire wire 1500 conformance-wire:900 -- "${kenv[@]}" "${debug_common[@]}"
 }
 dj_two() {
 	[ "$tier" = full ] || return 0
-	dsuite debug/two two 1200 smoke:900 -- "${kenv[@]}" --env VRNIC_DRIVER=vrnic
+	dsuite "$fl"/two two 1200 smoke:900 -- "${kenv[@]}" --env VRNIC_DRIVER=vrnic
 }
 # NVMe-oF in a boot of its own, where it has passed: run after smoke
 # in one boot, lockdep reported an order between nvmet's
@@ -505,7 +527,7 @@ dj_two() {
 # the IOVA translation fails loudly there (CI's time).
 dj_nvmeof() {
 	[ "$tier" = full ] || return 0
-	want debug/nvmeof && guest debug/nvmeof-vrnic "${kenv[@]}" --topo two \
+	want "$fl"/nvmeof && guest "$fl"/nvmeof-vrnic "${kenv[@]}" --topo two \
 		--timeout 1200 tools/testbed/tests/nvmeof.sh
 	return 0
 }
@@ -548,35 +570,48 @@ host_checkpatch() {
 # debug_modules: wait for the debug kernel, then the in-tree build and
 # the debug modules; fails if the kernel or the modules failed (their
 # FAIL recorded, kmod-debug.rc 1: the queue drops the debug jobs).
+# debug_modules FLAVOUR PID: the same for debug612, whose kernel PID
+# builds (no in-tree build: that one is 6.1's).  A flavour not wanted has
+# its kmod rc already.
 debug_modules() {
-	local kd
-	step "debug kernel: waiting for its build"
+	local f=$1 pid=$2 kd
+	[ -f "$out/kmod-$f.rc" ] && return 1
+	step "$f kernel: waiting for its build"
 	# (The lane is a subshell: it cannot wait for its parent's child.)
-	while ! [ -f "$out/debug-kernel.rc" ] && kill -0 "$dk_pid" 2>/dev/null; do
+	while ! [ -f "$out/$f-kernel.rc" ] && kill -0 "$pid" 2>/dev/null; do
 		sleep 2
 	done
-	if [ "$(cat "$out/debug-kernel.rc" 2>/dev/null)" != 0 ]; then
-		record FAIL build/debug-kernel "$out/debug-kernel.log"
-		tail -n 20 "$out/debug-kernel.log"
-		echo 1 >"$out/kmod-debug.rc"
+	if [ "$(cat "$out/$f-kernel.rc" 2>/dev/null)" != 0 ]; then
+		record FAIL "build/$f-kernel" "$out/$f-kernel.log"
+		tail -n 20 "$out/$f-kernel.log"
+		echo 1 >"$out/kmod-$f.rc"
 		return 1
 	fi
-	kd=$(tail -n1 "$out/debug-kernel.path")
-	grep -h 'debug kernel built in' "$out/debug-kernel.log" | sed 's/^/  /'
-	[ "$tier" != quick ] && host_intree
-	kmod_step debug "$kd/build"
+	kd=$(tail -n1 "$out/$f-kernel.path")
+	grep -h 'debug kernel built in' "$out/$f-kernel.log" | sed 's/^/  /'
+	[ "$f" = debug ] && [ "$tier" != quick ] && host_intree
+	kmod_step "$f" "$kd/build"
 }
 # debug_lane: the debug modules, quick's KUnit run, checkpatch, then jobs
 # from the queue (none in quick; either kernel's in check, so a failed
 # debug build still leaves this lane the stock jobs, and the stock lane
 # takes debug jobs while checkpatch runs).
+# 6.12's debug modules are built beside the jobs (the queue holds its
+# jobs until kmod-debug612.rc is written), its kernel's build maybe still
+# running.
 debug_lane() {
-	if debug_modules && [ "$tier" = quick ]; then
-		kenv=("${debug_kenv[@]}")
+	local m612=""
+	if [ -n "$dk612_pid" ]; then
+		debug_modules debug612 "$dk612_pid" &
+		m612=$!
+	fi
+	if debug_modules debug "$dk_pid" && [ "$tier" = quick ]; then
+		set_debug_kenv debug
 		dsuite debug/quick one 600 kunit:300 -- "${kenv[@]}" "${debug_common[@]}"
 	fi
 	host_checkpatch
 	run_jobs debug
+	[ -z "$m612" ] || wait "$m612"
 }
 
 # size ARG...: the check tier's smaller sizes (--env lines); full runs each
@@ -604,7 +639,8 @@ if [ "$tier" = quick ]; then
 elif [ "$tier" = full ]; then
 	printf '%s\n' "stock one-a" "stock one-b" "stock two" "stock rxe" "stock netem-soak" "stock smoke-rxe" \
 		"stock iommu-vrnic" "stock iommu-rxe" "stock log-scan-catches-warn" \
-		"debug one-b" "debug one-a" "debug wire" "debug two" "debug nvmeof" "stock wire" "stock two-smp2" \
+		"debug one-b" "debug one-a" "debug wire" "debug two" "debug nvmeof" \
+		"debug612 one-b" "debug612 one-a" "stock wire" "stock two-smp2" \
 		"stock612 one-a" "stock612 one-b" "stock612 two" "stock612 wire" "stock612 two-smp2" \
 		"stock612 rxe" "stock612 one" "stock612 cross" "stock612 iommu-vrnic" "stock612 iommu-rxe" \
 		"stock612 log-scan-catches-warn" "stock deb" "stock612 deb" >"$qdir/jobs"
@@ -652,8 +688,11 @@ run_jobs() {
 		elif [ "$fl" = stock612 ]; then
 			kenv=("${stock612_kenv[@]}")
 			"sj612_${job#* }"
+		elif [ "$fl" = debug612 ]; then
+			set_debug_kenv debug612
+			dj_on612 "${job#* }"
 		else
-			kenv=("${debug_kenv[@]}")
+			set_debug_kenv debug
 			"dj_${job#* }"
 		fi
 	done
@@ -665,6 +704,12 @@ run_jobs() {
 sj_on612() {
 	local tier=check
 	"sj_$1"
+}
+# dj_on612 NAME: the same for the debug kernel's jobs (make check runs
+# one-a and one-b), in 6.12's debug kernel, steps named debug612/...
+dj_on612() {
+	local tier=check
+	"dj_$1"
 }
 
 # The log scan is one script for both kernels: proving it once (and
@@ -1006,14 +1051,14 @@ run_lane() {
 	"$fn" 2>&1 | sed -u "s/^/[$name] /"
 }
 
-if [ "$lanes" -ge 2 ] && [ -n "$dk_pid" ]; then
+if [ "$lanes" -ge 2 ] && [ -n "$dk_pid$dk612_pid" ]; then
 	run_lane debug debug_lane &
 	lane_pid=$!
 	run_lane stock stock_lane
 	wait "$lane_pid"
 else
 	run_lane stock stock_lane
-	[ -n "$dk_pid" ] && run_lane debug debug_lane
+	[ -n "$dk_pid$dk612_pid" ] && run_lane debug debug_lane
 fi
 lane=main
 results=$out/results.txt
@@ -1038,7 +1083,7 @@ awk -v rxe="$out/rxe-names.txt" '
 	BEGIN { while ((getline l < rxe) > 0) ref[l] = 1 }
 	$1 !~ /^(PASS|FAIL|SKIP)$/ { next }
 	$2 ~ /^(build|budget|run|suite|known-bug)\// || $2 ~ /\/count$/ ||
-	$2 ~ /^(stock|debug)\/log-scan-catches-warn$/ { h++; next }
+	$2 ~ /^(stock|debug)(612)?\/log-scan-catches-warn$/ { h++; next }
 	($2 in ref) || $2 ~ /^conformance\/rxe\// { r++; next }
 	{ v++ }
 	END { printf "split: %d vrnic results, %d rxe reference results, %d harness steps\n", v, r, h }

@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Build the testbed's debug kernel (KASAN, lockdep, kmemleak, DMA-API debug,
-# KUnit) from Debian's linux-source-6.1, cached outside the repository under
-# $VRNIC_CACHE/debug-kernel/<key>, where <key> hashes the source package
-# version, the config fragment and this script.  Prints the cache directory.
+# KUnit) from Debian's linux-source-6.1, or with "6.12" as the argument
+# from linux-source-6.12 (run.sh --kernel debug612), cached outside the
+# repository under $VRNIC_CACHE/debug-kernel/<key>, where <key> hashes the
+# source package version, the config fragment and this script.  Prints the
+# cache directory.  Both kernels take the same fragment.
 #
 # The result holds:
 #   build/        the O= build tree (out-of-tree modules build against it)
@@ -14,10 +16,17 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-apt_ensure linux-source-6.1 build-essential bc flex bison libelf-dev \
+series=${1:-6.1}
+case "$series" in
+6.1 | 6.12) ;;
+*) die "build-debug-kernel.sh: the source is 6.1 or 6.12, not '$series'" ;;
+esac
+pkg=linux-source-$series
+
+apt_ensure "$pkg" build-essential bc flex bison libelf-dev \
 	libssl-dev dwarves cpio xz-utils kmod rsync
 
-srcver=$(dpkg-query -W -f='${Version}' linux-source-6.1)
+srcver=$(dpkg-query -W -f='${Version}' "$pkg")
 frag="$TESTBED_DIR/debug-kernel.config"
 key=$( { echo "$srcver"; cat "$frag" "$0"; } | sha256sum | cut -c1-16)
 out="$VRNIC_CACHE/debug-kernel/$key"
@@ -29,9 +38,9 @@ fi
 
 src="$VRNIC_CACHE/linux-source-$srcver"
 if [ ! -f "$src/.unpacked" ]; then
-	log "unpacking linux-source-6.1 $srcver"
+	log "unpacking $pkg $srcver"
 	rm -rf "$src" && mkdir -p "$src"
-	tar -xf /usr/src/linux-source-6.1.tar.xz -C "$src" --strip-components=1
+	tar -xf "/usr/src/$pkg.tar.xz" -C "$src" --strip-components=1
 	touch "$src/.unpacked"
 fi
 

@@ -67,7 +67,7 @@ kv=VRNIC_KMOD_$VRNIC_KERNEL
 # that one, removed in the overlay's upper layer (the host's file stays).
 # The stock guests keep Debian's full list, as users have it.  Setting
 # VRNIC_PROVIDERS=all keeps the full list in the debug guests too.
-if [ "$VRNIC_KERNEL" = debug ] && [ "${VRNIC_PROVIDERS:-rxe}" != all ]; then
+if [[ $VRNIC_KERNEL = debug* ]] && [ "${VRNIC_PROVIDERS:-rxe}" != all ]; then
 	drop=()
 	for f in /etc/libibverbs.d/*.driver; do
 		[ "${f##*/}" = rxe.driver ] || drop+=("$f")
@@ -118,7 +118,7 @@ if [ -w $kml ]; then
 	else
 		echo "testbed: the kmemleak scan failed (kmemleak disabled itself?)" >/dev/console
 	fi
-elif [ "${karg[kernel]:-}" = debug ]; then
+elif [[ ${karg[kernel]:-} = debug* ]]; then
 	echo "testbed: no kmemleak scan: $kml is not writable" >/dev/console
 fi
 dmesg >"$VRNIC_OUT/dmesg.txt"

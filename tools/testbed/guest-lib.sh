@@ -596,7 +596,7 @@ tb_objects() { rdma res show 2>/dev/null | awk '{ s = s $0 } END { print s }'; }
 # (up to 1/32 of memory), so SUnreclaim grows without a leak; there
 # kmemleak, scanned after every test by guest-init.sh, is the leak check.
 tb_check_no_slab_growth() {
-	if [ "$VRNIC_KERNEL" = debug ]; then
+	if [[ $VRNIC_KERNEL = debug* ]]; then
 		tb_result "$1" SKIP "debug kernel: KASAN quarantine; kmemleak checks leaks"
 	else
 		tb_check "$1" test $(($3 - $2)) -lt 2048
@@ -680,7 +680,7 @@ tb_gtest_xfail() {
 tb_traffic=${VRNIC_BUILD:-build}/userspace/traffic/vrnic-traffic
 [ -x "$tb_traffic" ] && tb_traffic=$(cd "${tb_traffic%/*}" && pwd)/vrnic-traffic
 tb_traffic_knobs=""
-[ "${VRNIC_KERNEL:-}" != debug ] || tb_traffic_knobs="--timeout 18"
+[[ ${VRNIC_KERNEL:-} != debug* ]] || tb_traffic_knobs="--timeout 18"
 
 # tb_traffic_json ARRAY FILE: the result vrnic-traffic -j printed to FILE
 # in the associative ARRAY: its top-level fields by name (status,

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# prepare-kernel.sh stock|stock612|debug
+# prepare-kernel.sh stock|stock612|debug|debug612
 #
 # Make a guest kernel ready to boot and print its cache directory, which holds
 #   bzImage      the kernel image
@@ -18,7 +18,8 @@
 #        linux-image-6.12-amd64 depends on), whose modules are
 #        xz-compressed (the initramfs holds them decompressed: busybox's
 #        insmod reads plain ELF).
-# debug: built from linux-source-6.1 by build-debug-kernel.sh.
+# debug: built from linux-source-6.1 by build-debug-kernel.sh; debug612
+#        the same from linux-source-6.12.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -50,14 +51,16 @@ stock|stock612)
 		die "linux-headers-$rel-amd64 is not installed"
 	ln -sfn "/usr/src/linux-headers-$rel" "$out/build"
 	;;
-debug)
-	out=$("$TESTBED_DIR/build-debug-kernel.sh")
+debug | debug612)
+	series=6.1
+	[ "$flavour" = debug ] || series=6.12
+	out=$("$TESTBED_DIR/build-debug-kernel.sh" "$series")
 	rel=$(cat "$out/release")
 	[ -f "$out/modules/lib/modules/$rel/modules.dep" ] ||
 		depmod -b "$out/modules" "$rel"
 	;;
 *)
-	die "usage: prepare-kernel.sh stock|stock612|debug"
+	die "usage: prepare-kernel.sh stock|stock612|debug|debug612"
 	;;
 esac
 

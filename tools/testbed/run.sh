@@ -9,14 +9,15 @@
 #   VRNIC_IP      own eth0 IPv4   VRNIC_PEER_IP the other guest's IPv4
 #   VRNIC_OUT     its writable result folder (/results/host<N>)
 #   VRNIC_SYNC    a folder shared by all guests (see tb_barrier in guest-lib.sh)
-#   VRNIC_KERNEL  stock or debug  VRNIC_REPO    the repository
+#   VRNIC_KERNEL  --kernel's name VRNIC_REPO    the repository
 #   VRNIC_TOPO    the topology    VRNIC_KERNELS --kernel as given
 # plus every --env KEY=VALUE.
 #
 # Options:
-#   --kernel stock|stock612|debug
+#   --kernel stock|stock612|debug|debug612
 #                          guest kernel (default stock: Debian 12's 6.1;
-#                          stock612: its 6.12; debug: 6.1 with checkers);
+#                          stock612: its 6.12; debug: 6.1 with checkers;
+#                          debug612: 6.12 with the same checkers);
 #                          K0,K1 gives two guests different kernels (host0
 #                          boots K0, host1 K1: --kernel stock,stock612),
 #                          each loading VRNIC_KMOD_<its kernel> as
@@ -220,7 +221,7 @@ vrnic.repo=$REPO_DIR vrnic.script=/results/script.sh vrnic.tmo=$tmo vrnic.kernel
 # into its boot, and was up after 29-106 s (two lanes busy).
 stage2_limit=45
 boot_limit=150
-[[ ,$kernel, = *,debug,* ]] && stage2_limit=75 boot_limit=200
+[[ ,$kernel, = *,debug,* || ,$kernel, = *,debug612,* ]] && stage2_limit=75 boot_limit=200
 stage2_limit=${VRNIC_STAGE2_LIMIT:-$stage2_limit}
 boot_limit=${VRNIC_BOOT_LIMIT:-$boot_limit}
 # booted: 0 once every guest is up (or one ended: its script failed
@@ -308,7 +309,7 @@ for h in $(seq 0 $((hosts - 1))); do
 	if [ -s "$d/kmemleak.txt" ]; then
 		log "host$h: kmemleak found leaks ($d/kmemleak.txt)"
 		status=1
-	elif [ "$(host_kernel "$h")" = debug ] && ! [ -e "$d/kmemleak.txt" ]; then
+	elif [[ $(host_kernel "$h") = debug* ]] && ! [ -e "$d/kmemleak.txt" ]; then
 		# guest-init.sh writes it after both scans ran, empty if clean.
 		log "host$h: the debug kernel ran no kmemleak scan (console.log says why)"
 		status=1

@@ -13,7 +13,7 @@ bin=${VRNIC_BUILD:-build}/userspace/tests/vrnic-conformance
 dev=$(tb_rdma_dev vrnic)
 gid=$(tb_gid_index "$dev")
 T=120
-[ "$VRNIC_KERNEL" = debug ] && T=600
+[[ $VRNIC_KERNEL = debug* ]] && T=600
 
 # trace SCRIPT OUT / untrace: tools/bpftrace/SCRIPT for a while
 # (guest-lib.sh's tb_bpftrace_start and tb_bpftrace_stop).

@@ -123,7 +123,7 @@ if [ "$path" = lo ]; then
 	done
 fi
 timeout_ms=10000
-[ "$VRNIC_KERNEL" = debug ] && timeout_ms=60000
+[[ $VRNIC_KERNEL = debug* ]] && timeout_ms=60000
 # VRNIC_TRACE_EVENTS=1 (vrnic): every vrnic trace event is on for the run,
 # so each one's recording runs under the debug kernel's checkers where
 # make check's bpftrace step (stock kernel) does not go; the QP

@@ -66,7 +66,7 @@ bin=${VRNIC_BUILD:-build}/userspace/fuzz/vrnic-fuzz
 [ -x "$bin" ] || { echo "$bin is not built (make userspace)"; exit 1; }
 bin=$(realpath "$bin")
 [ -x "$tb_traffic" ] || { echo "$tb_traffic is not built (make userspace)"; exit 1; }
-if [ "$VRNIC_KERNEL" = debug ]; then
+if [[ $VRNIC_KERNEL = debug* ]]; then
 	# The debug kernel takes 250-1000 packets/s beside the traffic
 	# (259/s in a 20000-packet phase).  6000 per phase: each of the
 	# 12 mutation classes some 500 times (the stock kernel takes the
@@ -181,7 +181,7 @@ targets() {
 S=65536
 rate=$((4 << 20))
 CAL=16M
-[ "$VRNIC_KERNEL" = debug ] && CAL=2M
+[[ $VRNIC_KERNEL = debug* ]] && CAL=2M
 # before_after NAME BYTES: a byte-checked WRITE run of BYTES from vrnic1
 # to vrnic0 (fuzz/NAME); traffic-before also measures the rate.
 before_after() {
@@ -360,7 +360,7 @@ phase() {
 	# is done.
 	local psn0=$cpsn held="" fpid poll=0.2
 	local -A now=()
-	[ "$VRNIC_KERNEL" = debug ] && poll=0.5
+	[[ $VRNIC_KERNEL = debug* ]] && poll=0.5
 	kill -CONT "$tpc" 2>/dev/null || true
 	ip netns exec "$from" "$bin" "$dst" $srcopt $args --rate "$RATE" -j \
 		>"$p.fuzz.json" 2>"$p.fuzz.err" &

@@ -14,7 +14,7 @@ bin=${VRNIC_BUILD:-build}/userspace/tests/vrnic-conformance
 [ -x "$bin" ] || { echo "$bin is not built (make userspace)"; exit 1; }
 lists=tools/testbed/tests
 timeout_ms=10000
-[ "$VRNIC_KERNEL" = debug ] && timeout_ms=60000
+[[ $VRNIC_KERNEL = debug* ]] && timeout_ms=60000
 
 # wait_gid DEV: wait up to 5 s for DEV's IPv4 RoCE v2 GID; print its index.
 wait_gid() {

@@ -22,13 +22,13 @@ T=300
 # responder's duplicates).  The stock kernel: 16 in flight,
 # perftest's 67 ms.
 UTO=14 TXD=16
-[ "$VRNIC_KERNEL" = debug ] && { QPS=${LOAD_QPS:-100}; T=400; UTO=20; TXD=4; }
+[[ $VRNIC_KERNEL = debug* ]] && { QPS=${LOAD_QPS:-100}; T=400; UTO=20; TXD=4; }
 T=${LOAD_T:-$T}
 # Rounds: the objects (and, in the stock kernel, the slab) after the last
 # must be where they were after the first.  The debug kernel's leak check
 # is kmemleak (after the run), so two rounds there.
 ROUNDS=${LOAD_ROUNDS:-3}
-[ "$VRNIC_KERNEL" = debug ] && ROUNDS=${LOAD_ROUNDS:-2}
+[[ $VRNIC_KERNEL = debug* ]] && ROUNDS=${LOAD_ROUNDS:-2}
 
 tb_netns_pair
 g0=$(tb_gid_index vrnic0)
@@ -72,9 +72,9 @@ rts_qps() {
 # receiver: load/NAME/verified (both exit 0 within T, both results verify
 # every byte).
 TB=${LOAD_TRAFFIC_BYTES:-16M}
-[ "$VRNIC_KERNEL" = debug ] && TB=${LOAD_TRAFFIC_BYTES:-2M}
+[[ $VRNIC_KERNEL = debug* ]] && TB=${LOAD_TRAFFIC_BYTES:-2M}
 TTO=14
-[ "$VRNIC_KERNEL" = debug ] && TTO=20
+[[ $VRNIC_KERNEL = debug* ]] && TTO=20
 
 # run NAME TOOL OP ARGS...: TOOL's server in ns0, client in ns1, QPS QPs,
 # and vrnic-traffic OP beside it.

@@ -45,7 +45,7 @@ port=18517
 # write, accounting traffic), and take it some 150 s; the stock kernel
 # runs them.
 skip=${MODEL_SKIP-}
-[ "$VRNIC_KERNEL" = debug ] && skip=${MODEL_SKIP-refusals mps thrash}
+[[ $VRNIC_KERNEL = debug* ]] && skip=${MODEL_SKIP-refusals mps thrash}
 want() { [[ " $skip " != *" $1 "* ]]; }
 
 model() { echo "/sys/class/infiniband/$1/model"; }
@@ -376,7 +376,7 @@ write_resent() {
 # exceeded on the server's credit SENDs (run
 # 20261205-133234-debug-one-modelx-debug), so 1 s.
 uto=14
-[ "$VRNIC_KERNEL" = debug ] && uto=18
+[[ $VRNIC_KERNEL = debug* ]] && uto=18
 # traffic OP BYTES: vrnic1 (client, requester) against vrnic0 (server).
 traffic() {
 	local rc=0 src=0

@@ -37,7 +37,7 @@ drv=${VRNIC_DRIVER:-vrnic}
 bytes=${NETEM_BYTES:-8M}
 # The debug kernel moves ~0.5 MB/s under these faults: 1 MiB per op keeps it
 # in CI's budget and still takes every recovery path many times.
-[ "$VRNIC_KERNEL" = debug ] && bytes=${NETEM_BYTES:-1M}
+[[ $VRNIC_KERNEL = debug* ]] && bytes=${NETEM_BYTES:-1M}
 size=${NETEM_SIZE:-64K}
 depth=${NETEM_DEPTH:-16}
 ops=${NETEM_OPS:-send write read atomic}
@@ -49,9 +49,9 @@ cases=${NETEM_CASES:-clean loss1 loss5 reorder duplicate corrupt mixed}
 # loss5 alone (the READ window that found the retry-deferral bug) ran
 # there too until CI's time ran short.  The stock kernel runs each fault
 # on its own.
-[ "$VRNIC_KERNEL" = debug ] && cases=${NETEM_CASES:-mixed}
+[[ $VRNIC_KERNEL = debug* ]] && cases=${NETEM_CASES:-mixed}
 deadline=${NETEM_DEADLINE:-240}
-[ "$VRNIC_KERNEL" = debug ] && deadline=${NETEM_DEADLINE:-1200}
+[[ $VRNIC_KERNEL = debug* ]] && deadline=${NETEM_DEADLINE:-1200}
 port=18516
 
 # bytes_of SIZE: SIZE (with a K/M/G suffix) in bytes.

@@ -45,7 +45,7 @@ pt="-d $dev -x $gid -F --report_gbits"
 # SMOKE_ITERS: the iterations of each perftest (make check runs fewer).
 n=${SMOKE_ITERS:-500}
 bw="-n $n" at="-n $n" lat="-n $n"
-if [ "$VRNIC_KERNEL" = debug ]; then
+if [[ $VRNIC_KERNEL = debug* ]]; then
 	pt="$pt -u 18"
 	bw="-n ${SMOKE_ITERS:-200} -s 16384" at="-n ${SMOKE_ITERS:-200}" lat="-n ${SMOKE_ITERS:-100}"
 fi
@@ -64,9 +64,9 @@ smoke ib_send_lat 18515 "ib_send_lat $pt $lat" "ib_send_lat $pt $lat $server"
 # In the debug kernel its QPs' ACK timeout is perftest's there (-u 18:
 # tb_traffic_knobs).
 ts=65536 tto=$tb_traffic_knobs
-[ "$VRNIC_KERNEL" = debug ] && ts=16384
+[[ $VRNIC_KERNEL = debug* ]] && ts=16384
 tn=${SMOKE_ITERS:-500}
-[ "$VRNIC_KERNEL" = debug ] && tn=${SMOKE_ITERS:-200}
+[[ $VRNIC_KERNEL = debug* ]] && tn=${SMOKE_ITERS:-200}
 traffic() {
 	local tag=smoke_${label//\//_}_vrnic-traffic op i rc srcs v
 	local -a ops=(write read send atomic) pids=() rcs=()

@@ -19,7 +19,7 @@ T=60
 D=15
 # The debug kernel: each case's traffic is sized for 10 s there (the
 # operation comes within a second or two of the traffic's first packets).
-[ "$VRNIC_KERNEL" = debug ] && { T=300; D=10; }
+[[ $VRNIC_KERNEL = debug* ]] && { T=300; D=10; }
 # TEARDOWN_D: D, what each case's traffic is sized to last: the bytes the
 # calibration run (teardown/traffic-calibrate) moves in D s.  make
 # check's runs: 6 s, still some 4 s of traffic under each operation,
@@ -37,7 +37,7 @@ D=${TEARDOWN_D:-$D}
 DL=$((3 * D + 30))
 M=20
 E=20
-[ "$VRNIC_KERNEL" = debug ] && { DL=$((3 * D + 120)); M=60; E=30; }
+[[ $VRNIC_KERNEL = debug* ]] && { DL=$((3 * D + 120)); M=60; E=30; }
 E=${TEARDOWN_E:-$E}
 # TEARDOWN_SKIP: cases left out (space separated).  The debug kernel, there
 # for lifetimes (KASAN, kmemleak, lockdep), leaves out mtu-change: it frees
@@ -47,7 +47,7 @@ E=${TEARDOWN_E:-$E}
 # make check's stock run leaves out the other four, which free, and which
 # that debug run runs under its checkers.)
 skip=${TEARDOWN_SKIP-}
-[ "$VRNIC_KERNEL" = debug ] && skip=${TEARDOWN_SKIP-mtu-change}
+[[ $VRNIC_KERNEL = debug* ]] && skip=${TEARDOWN_SKIP-mtu-change}
 want_case() { [[ " $skip " != *" $1 "* ]]; }
 
 tb_modprobe ib_core ib_uverbs rdma_ucm veth udp_tunnel ip6_udp_tunnel
@@ -93,7 +93,7 @@ verified() {
 # message): the operation comes some 4 s after the traffic's start, and
 # the case's traffic ran up to 1.4 times as fast as the calibration.
 CAL=16M
-[ "$VRNIC_KERNEL" = debug ] && CAL=2M
+[[ $VRNIC_KERNEL = debug* ]] && CAL=2M
 B=$((16 << 20))
 calibrate() {
 	local -A r=()

@@ -11,7 +11,7 @@ k=$VRNIC_KERNEL
 vc=$VRNIC_REPO/${VRNIC_BUILD:-build}/userspace/vrnicctl/vrnicctl
 [ -x "$vc" ] || { echo "$vc is not built (make userspace)"; exit 1; }
 T=${VRNICCTL_TIMEOUT:-120}
-[ "$k" = debug ] && T=600
+[[ $k = debug* ]] && T=600
 out=$VRNIC_OUT/vrnicctl
 mkdir -p "$out"
 
