@@ -21,7 +21,9 @@
 #          runs" below).
 #   full   every test at its full size, the debug kernel's too (its
 #          smoke, netns, model, load and NVMe-oF), one lane after the
-#          other.  CHECK_SOAK=1 adds netem's 10-minute soak,
+#          other; and make check's jobs on 6.12 at check's sizes, the
+#          debug ones in a debug kernel built from 6.12's source
+#          (debug612).  CHECK_SOAK=1 adds netem's 10-minute soak,
 #          CHECK_NETEM_BYTES=1G the 1 GiB-per-case netem switch.
 #
 # Every step has a time budget (about twice what it took on the 2-core
