@@ -27,7 +27,10 @@
 # BENCH_KMOD a module directory to measure instead of kernel/ built now.
 # BENCH_KERNEL=stock612 runs both guests on Debian 12's 6.12 kernel, with
 # the module built against its headers and 6.12's rxe (default: stock,
-# the 6.1 kernel).
+# the 6.1 kernel).  BENCH_LINK=tap joins the guests through taps with
+# vnet_hdr in a host bridge (run.sh --link tap: the guests' virtio-net
+# has checksum offload, scatter-gather and GSO) instead of QEMU's UDP
+# socket netdev (default: socket).
 # This machine varies by up to 2x between rounds: compare within one run
 # only.
 set -euo pipefail
@@ -51,8 +54,15 @@ kmod_env=()
 for v in $(compgen -e | grep '^BENCH_KMOD_' || true); do
 	kmod_env+=(--env "$v=${!v}")
 done
+link=${BENCH_LINK:-socket}
+case "$link" in
+socket) linkdesc="virtio-net over a UDP socket netdev on 127.0.0.1" ;;
+tap) linkdesc="virtio-net on taps with vnet_hdr in a host bridge" ;;
+*) echo "bench.sh: BENCH_LINK is socket or tap, not '$link'" >&2; exit 2 ;;
+esac
 for smp in ${BENCH_SMP:-1 2}; do
-	line=$(tools/testbed/run.sh --kernel "$kernel" --topo two --smp "$smp" --timeout 5400 --name "bench-$kernel-smp$smp" \
+	line=$(tools/testbed/run.sh --kernel "$kernel" --topo two --link "$link" --smp "$smp" --timeout 5400 \
+		--name "bench-$kernel-$link-smp$smp" \
 		--env "VRNIC_KMOD=$kmod" --env "BENCH_ITERS=${BENCH_ITERS:-2000}" \
 		--env "BENCH_ROUNDS=${BENCH_ROUNDS:-3}" --env "BENCH_DRIVERS=${BENCH_DRIVERS:-vrnic rxe}" \
 		${BENCH_ROWS:+--env "BENCH_ROWS=$BENCH_ROWS"} "${kmod_env[@]}" \
@@ -63,7 +73,7 @@ for smp in ${BENCH_SMP:-1 2}; do
 	echo "run ($smp vCPUs per guest): $run"
 	sed "s/^/$smp /" "$res" >>"$rounds"
 done
-echo "context: guests on $abi-amd64, QEMU TCG, virtio-net over a UDP socket netdev on 127.0.0.1; host $(nproc) CPUs; $(git rev-parse --short HEAD)"
+echo "context: guests on $abi-amd64, QEMU TCG, $linkdesc; host $(nproc) CPUs; $(git rev-parse --short HEAD)"
 python3 - "$rounds" "$out" <<'PY'
 import json, statistics, sys
 rows = {}
