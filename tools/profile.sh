@@ -8,6 +8,8 @@
 # guest's top symbols by self time.  Default: ib_write_bw -s 65536 -n 2000.
 # PROFILE_KMOD: a module directory to profile instead of kernel/ built now.
 # PROFILE_FUNCS: kernel functions to count and time (mean ns per call).
+# PROFILE_LINK: tap joins the guests through taps with vnet_hdr (run.sh
+# --link tap) instead of the UDP socket netdev (socket, the default).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . tools/testbed/lib.sh
@@ -16,7 +18,8 @@ tool=${1:-ib_write_bw}
 shift || true
 args=${*:--s 65536 -n 2000}
 kmod=${PROFILE_KMOD:-$(build_stock_module profile)}
-line=$(tools/testbed/run.sh --topo two --smp "${PROFILE_SMP:-1}" --timeout 900 --name profile \
+line=$(tools/testbed/run.sh --topo two --link "${PROFILE_LINK:-socket}" --smp "${PROFILE_SMP:-1}" \
+	--timeout 900 --name profile \
 	--env "VRNIC_KMOD=$kmod" --env "PROFILE_DRIVER=${PROFILE_DRIVER:-vrnic}" \
 	--env "PROFILE_TOOL=$tool" --env "PROFILE_ARGS=$args" \
 	${PROFILE_FUNCS:+--env "PROFILE_FUNCS=$PROFILE_FUNCS"} \
