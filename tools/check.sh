@@ -448,8 +448,8 @@ dsuite() {
 # conformance run) and the interop runs against rxe run in the stock
 # kernel only.
 # The debug kernel's guest runs (jobs of the queue below).
-# debug_kenv FLAVOUR: the run.sh arguments of a debug or debug612 guest
-# (debug_common: those its KUnit and vrnic runs add).
+# set_debug_kenv FLAVOUR: kenv, the run.sh arguments of a debug or
+# debug612 guest, and debug_common, those its KUnit and vrnic runs add.
 set_debug_kenv() {
 	kenv=(--kernel "$1" --env "VRNIC_KMOD=$REPO_DIR/build/kmod/$1/vrnic")
 	debug_common=(--env "VRNIC_KUNIT_KO=$REPO_DIR/build/kmod/$1/vrnic-kunit/rdma_vrnic.ko"
@@ -569,12 +569,11 @@ host_checkpatch() {
 	fi
 }
 
-# debug_modules: wait for the debug kernel, then the in-tree build and
-# the debug modules; fails if the kernel or the modules failed (their
-# FAIL recorded, kmod-debug.rc 1: the queue drops the debug jobs).
-# debug_modules FLAVOUR PID: the same for debug612, whose kernel PID
-# builds (no in-tree build: that one is 6.1's).  A flavour not wanted has
-# its kmod rc already.
+# debug_modules FLAVOUR PID: wait for the debug kernel FLAVOUR (debug or
+# debug612) that PID builds, then the in-tree build (6.1's only) and
+# that kernel's modules; fails if the kernel or the modules failed (their
+# FAIL recorded, kmod-FLAVOUR.rc 1: the queue drops its jobs) or if the
+# flavour is not wanted (its kmod rc is written already).
 debug_modules() {
 	local f=$1 pid=$2 kd
 	[ -f "$out/kmod-$f.rc" ] && return 1

@@ -127,26 +127,9 @@ echo "VRNIC_LINK=$link" >>"$run/env"
 port0=$(( 20000 + (RANDOM % 20000) * 2 ))
 port1=$(( port0 + 1 ))
 
-# --link tap: a bridge and a tap per guest, named after the run's first
-# port (unique among the runs of this host), deleted when the run ends.
-tapbr="" taps=()
-if [ "$link" = tap ]; then
-	[ -c /dev/net/tun ] || die "--link tap: no /dev/net/tun on this host"
-	tapbr=vrbr$port0
-	ip link add name "$tapbr" type bridge forward_delay 0 stp_state 0 ||
-		die "--link tap: cannot create bridge $tapbr (root, CAP_NET_ADMIN?)"
-	for h in 0 1; do
-		taps+=("vrt${port0}h$h")
-		ip tuntap add dev "${taps[$h]}" mode tap &&
-			ip link set "${taps[$h]}" master "$tapbr" &&
-			ip link set "${taps[$h]}" up ||
-			{ ip link del "$tapbr"; die "--link tap: cannot create tap ${taps[$h]}"; }
-	done
-	ip link set "$tapbr" up
-fi
-pids=()
+pids=() tapbr="" taps=()
 cleanup() {
-	local p t
+	local p
 	# Each pid is a timeout(1) whose child is QEMU: a SIGKILL to timeout
 	# cannot reach its child, so the child first.
 	for p in "${pids[@]}"; do
@@ -161,6 +144,24 @@ untap() {
 }
 trap 'cleanup; untap' EXIT
 trap cleanup INT TERM
+
+# --link tap: a bridge and a tap per guest, named after the run's first
+# port (unique among the runs of this host), deleted when the run ends
+# (untap, also when making them fails half way).
+if [ "$link" = tap ]; then
+	[ -c /dev/net/tun ] || die "--link tap: no /dev/net/tun on this host"
+	ip link add name "vrbr$port0" type bridge forward_delay 0 stp_state 0 ||
+		die "--link tap: cannot create bridge vrbr$port0 (root, CAP_NET_ADMIN?)"
+	tapbr=vrbr$port0
+	for h in 0 1; do
+		ip tuntap add dev "vrt${port0}h$h" mode tap ||
+			die "--link tap: cannot create tap vrt${port0}h$h"
+		taps+=("vrt${port0}h$h")
+		ip link set "${taps[$h]}" master "$tapbr" && ip link set "${taps[$h]}" up ||
+			die "--link tap: cannot put tap ${taps[$h]} in $tapbr"
+	done
+	ip link set "$tapbr" up
+fi
 
 # The emulated CPU (VRNIC_QEMU_CPU, QEMU's -cpu): Nehalem, which TCG runs
 # faster than max.  Measured in one sitting on the 2-core machine (stock
@@ -261,7 +262,7 @@ vrnic.repo=$REPO_DIR vrnic.script=/results/script.sh vrnic.tmo=$tmo vrnic.kernel
 # into its boot, and was up after 29-106 s (two lanes busy).
 stage2_limit=45
 boot_limit=150
-[[ ,$kernel, = *,debug,* || ,$kernel, = *,debug612,* ]] && stage2_limit=75 boot_limit=200
+[[ ,$kernel, = *,debug* ]] && stage2_limit=75 boot_limit=200
 stage2_limit=${VRNIC_STAGE2_LIMIT:-$stage2_limit}
 boot_limit=${VRNIC_BOOT_LIMIT:-$boot_limit}
 # booted: 0 once every guest is up (or one ended: its script failed
