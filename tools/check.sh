@@ -391,7 +391,8 @@ guest_run() {
 		rm -f "$out/tmp.$lane"
 	fi
 	if [ "$rc" -ne 0 ] && [ "$nfail" -eq 0 ]; then
-		record FAIL "run/$name" "$run"
+		# run.sh's reason first: the summary keeps a line's start.
+		record FAIL "run/$name" "$(cat "$run/why.txt" 2>/dev/null || echo "no reason written") ($run)"
 		sed 's/^/    /' "$out/${name////-}.err" | tail -n 20
 	elif [ "$rc" -eq 0 ] && ! cat "$run"/host*/results.txt >/dev/null 2>&1; then
 		record FAIL "run/$name" "the run reported no results: $run"

@@ -98,8 +98,11 @@ MODULE_PARM_DESC(adaptive_retrans,
  *
  * Adaptive retransmission, as ConnectX NICs do it: where the RTT measured
  * on the QP is far below that timeout, the timer is the RTT estimate of
- * RFC 6298 (SRTT + 4 RTTVAR), doubled for each early expiry in a row since
- * the last progress, until it reaches the QP's own timeout.  An early
+ * RFC 6298 (SRTT + 4 RTTVAR), doubled for each early expiry since the last
+ * RTT sample, until it reaches the QP's own timeout.  The doubling is kept
+ * until a sample comes (Karn's algorithm, RFC 6298 5.5 and 5.7): a resent
+ * PSN gives none, and an estimate that one delay had outgrown would
+ * otherwise expire early again at every wait for a response.  An early
  * expiry resends but spends no retry: only expiries of the QP's own
  * timeout do, so the retry count still means what the IBA says, and a
  * dead peer is given up on no sooner than without it.
@@ -137,12 +140,16 @@ void vrnic_comp_arm(struct vrnic_qp *qp)
 }
 
 /*
- * The requester sent @psn, which a response acknowledges (not a resend:
- * Karn's rule, a resent PSN's response may answer either copy).  Time it
- * if none is being timed.
+ * The requester sent the packet of @psn (req.psn is one past its PSNs).
+ * Time it if none is being timed and it is no resend (Karn's rule: a
+ * resent PSN's response may answer either copy).
  */
 void vrnic_comp_sent(struct vrnic_qp *qp, u32 psn)
 {
+	/* What an undo must see acknowledged: past every PSN sent again. */
+	if (qp->comp.undo_window &&
+	    vrnic_psn_after(qp->req.psn, qp->comp.undo_high))
+		qp->comp.undo_high = qp->req.psn;
 	if (qp->comp.resending) {
 		if (vrnic_psn_before(psn, qp->comp.resent_end))
 			return;
@@ -170,10 +177,26 @@ void vrnic_rtt_update(u32 *srtt_us, u32 *rttvar_us, u64 sample_us)
 	*srtt_us = max((7 * *srtt_us + s) / 8, 1U);
 }
 
-/* @una passed the PSN being timed. */
+/*
+ * An expiry found spurious (vrnic_comp_undo()): the RTT was at least
+ * @sample_us, which the estimate missed.  It takes that sample as its
+ * SRTT and half of it as its deviation, unless they were larger (RFC
+ * 4015, 3.2's response), so that the next delay of that size is waited
+ * out; later samples bring it back down.
+ */
+void vrnic_rtt_spurious(u32 *srtt_us, u32 *rttvar_us, u64 sample_us)
+{
+	u32 s = clamp_t(u64, sample_us, 1, U32_MAX / 8);
+
+	*srtt_us = max(*srtt_us, s);
+	*rttvar_us = max(*rttvar_us, s / 2);
+}
+
+/* @una passed the PSN being timed: a sample, and the timer's backoff ends. */
 static void vrnic_comp_rtt_sample(struct vrnic_qp *qp)
 {
 	qp->comp.rtt_on = false;
+	qp->comp.early = 0;
 	vrnic_rtt_update(&qp->comp.srtt_us, &qp->comp.rttvar_us,
 			 div_u64(local_clock() - qp->comp.rtt_start,
 				 NSEC_PER_USEC));
@@ -284,6 +307,9 @@ static void vrnic_comp_rewind(struct vrnic_qp *qp, u32 psn,
 	}
 	qp->comp.resending = true;
 	qp->comp.rtt_on = false;
+	/* A NAK or a missing response shows a loss: nothing to undo. */
+	if (why != VRNIC_RETX_TIMEOUT)
+		qp->comp.undo_window = 0;
 	end = vrnic_comp_end(qp);
 
 	for (i = vrnic_queue_consumer(q); i != end; i = (i + 1) & q->mask) {
@@ -606,6 +632,40 @@ static void vrnic_comp_skip_acked(struct vrnic_qp *qp)
 			 qp->comp.una);
 }
 
+/*
+ * Undo an early expiry that was spurious, as TCP's Eifel and F-RTO do
+ * (RFC 4015, RFC 5682): the responder acknowledged a PSN not sent again
+ * since (@undo_high), so it had the first copies, and in order (it takes
+ * none past a gap): the expiry was a delay, not a loss.  The requester
+ * goes back to where it had got to, with the window it had, instead of
+ * sending the window again one doubling at a time, and the RTT estimate
+ * takes the delay (vrnic_rtt_spurious()).  The RTT of the PSN that
+ * expired was at least the timeout that ran out and the time since.
+ * Called before vrnic_comp_skip_acked(), with @una updated.
+ */
+static void vrnic_comp_undo(struct vrnic_qp *qp)
+{
+	u64 sample;
+
+	if (!qp->comp.undo_window)
+		return;
+	/* The resend reached where it had got to: nothing proved. */
+	if (!vrnic_comp_behind(qp)) {
+		qp->comp.undo_window = 0;
+		return;
+	}
+	if (!vrnic_psn_after(qp->comp.una, qp->comp.undo_high))
+		return;
+	sample = div_u64(local_clock() - qp->comp.undo_at, NSEC_PER_USEC) +
+		 qp->comp.undo_rto_us;
+	vrnic_rtt_spurious(&qp->comp.srtt_us, &qp->comp.rttvar_us, sample);
+	qp->comp.window = max(qp->comp.window, qp->comp.undo_window);
+	qp->comp.undo_window = 0;
+	vrnic_req_rewind(&qp->req, qp->comp.undo_index, qp->comp.undo_offset,
+			 qp->comp.resent_end);
+	vrnic_count(to_vdev(qp->ibqp.device), VRNIC_CNT_RETRANS_UNDONE);
+}
+
 /* AETH syndromes the IBA reserves. */
 static bool vrnic_comp_syndrome_reserved(u8 syndrome)
 {
@@ -661,7 +721,6 @@ static void vrnic_comp_progress(struct vrnic_qp *qp, u8 syndrome,
 				vrnic_comp_max_window());
 	qp->comp.retry = qp->attr.retry_cnt;
 	qp->comp.nak_spent = false;
-	qp->comp.early = 0;
 	qp->comp.deferred = 0;
 	qp->comp.heard = false;
 	if ((syndrome & VRNIC_AETH_TYPE_MASK) != VRNIC_AETH_RNR_NAK)
@@ -710,6 +769,7 @@ void vrnic_comp_rx(struct vrnic_qp *qp, struct sk_buff *skb)
 		if (vrnic_comp_acked_before(qp, next) != next)
 			vrnic_comp_lost_response(qp, qp->comp.una);
 	}
+	vrnic_comp_undo(qp);
 	vrnic_comp_skip_acked(qp);
 	vrnic_comp_retire(qp);
 	vrnic_comp_progress(qp, syndrome, cons_before, una_before);
@@ -748,6 +808,27 @@ static void vrnic_comp_resend_oldest(struct vrnic_qp *qp,
 			      qp->comp.una : w->first_psn, VRNIC_RETX_TIMEOUT);
 }
 
+/*
+ * Before an early expiry's resend: what vrnic_comp_undo() restores.  The
+ * requester's position is kept only while it is not resending already;
+ * after a NAK's rewind there is nothing to undo to, and after an earlier
+ * expiry's the mark it left stays.
+ */
+static void vrnic_comp_undo_mark(struct vrnic_qp *qp)
+{
+	if (vrnic_comp_behind(qp))
+		return;
+	qp->comp.undo_window = qp->comp.window;
+	qp->comp.undo_high = qp->comp.una;
+	qp->comp.undo_index = qp->req.index;
+	qp->comp.undo_offset = qp->req.offset;
+	qp->comp.undo_at = local_clock();
+	qp->comp.undo_rto_us = vrnic_comp_rto_us(qp->attr.timeout, true,
+						 qp->comp.srtt_us,
+						 qp->comp.rttvar_us,
+						 qp->comp.early);
+}
+
 /**
  * vrnic_comp_rto_expired - the retransmit timeout ran out, @w not done
  * @qp:		the QP, its engines running
@@ -766,14 +847,16 @@ static void vrnic_comp_rto_expired(struct vrnic_qp *qp, struct vrnic_swqe *w)
 	if (qp->comp.timer_early) {
 		/*
 		 * Sooner than the QP's timeout (adaptive): the next wait is
-		 * twice as long; resend unless responses are arriving.
+		 * twice as long; resend unless responses are arriving, and
+		 * keep what to restore should the resend prove spurious.
 		 */
-		qp->comp.early++;
 		if (!qp->comp.heard) {
 			vrnic_count(to_vdev(qp->ibqp.device),
 				    VRNIC_CNT_ADP_RETRANS);
+			vrnic_comp_undo_mark(qp);
 			vrnic_comp_resend_oldest(qp, w);
 		}
+		qp->comp.early++;
 		qp->comp.heard = false;
 		qp->comp.rewound = false;
 		vrnic_comp_arm(qp);

@@ -30,6 +30,7 @@ static const struct rdma_stat_desc vrnic_counter_descs[VRNIC_CNT_COUNT] = {
 	[VRNIC_CNT_RNR_NAK_SENT].name		= "send_rnr_err",
 	[VRNIC_CNT_RNR_NAK_RCVD].name		= "rcvd_rnr_err",
 	[VRNIC_CNT_RETRANSMITS].name		= "retransmits",
+	[VRNIC_CNT_RETRANS_UNDONE].name		= "retransmits_undone",
 	[VRNIC_CNT_RETRY_EXCEEDED].name		= "retry_exceeded_err",
 	[VRNIC_CNT_REM_ACCESS_ERR].name		= "remote_access_err",
 	[VRNIC_CNT_TX_ERR].name			= "send_err",

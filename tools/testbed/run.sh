@@ -313,11 +313,14 @@ while ! booted; do
 done
 
 status=0
+# Why the run failed, a clause each, to $run/why.txt (check.sh's summary).
+why=()
 for h in $(seq 0 $((hosts - 1))); do
 	rc=0
 	wait "${pids[$h]}" || rc=$?
 	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
 		log "host$h: guest timed out after $((tmo + 120)) s and was killed"
+		why+=("host$h: killed at the timeout")
 		echo "guest killed by the testbed timeout" >>"$run/host$h/output.log"
 	fi
 done
@@ -330,17 +333,20 @@ for h in $(seq 0 $((hosts - 1))); do
 	if [ "$rc" != 0 ]; then
 		log "host$h: script exit status $rc (output: $d/output.log)"
 		tail -n 15 "$d/output.log" 2>/dev/null | sed 's/^/    /' >&2 || true
+		why+=("host$h: script exit $rc")
 		status=1
 	fi
 	if grep -q '^FAIL' "$d/results.txt" 2>/dev/null; then
 		log "host$h: failing tests:"
 		grep '^FAIL' "$d/results.txt" | sed 's/^/    /' >&2
+		why+=("host$h: $(grep -c '^FAIL' "$d/results.txt") tests failed")
 		status=1
 	fi
 	if ! "$TESTBED_DIR/scan-log.sh" "${tolerate[@]}" "$d/console.log" \
 		"$d/dmesg.txt" >"$d/scan.txt" 2>"$d/tolerated.txt"; then
 		log "host$h: kernel log reports problems ($d/scan.txt):"
 		sed 's/^/    /' "$d/scan.txt" | head -n 20 >&2
+		why+=("host$h: kernel log: $(head -n 1 "$d/scan.txt" | cut -c1-160)")
 		status=1
 	fi
 	if [ -s "$d/tolerated.txt" ]; then
@@ -349,16 +355,19 @@ for h in $(seq 0 $((hosts - 1))); do
 	fi
 	if [ -s "$d/kmemleak.txt" ]; then
 		log "host$h: kmemleak found leaks ($d/kmemleak.txt)"
+		why+=("host$h: kmemleak found leaks")
 		status=1
 	elif [[ $(host_kernel "$h") = debug* ]] && ! [ -e "$d/kmemleak.txt" ]; then
 		# guest-init.sh writes it after both scans ran, empty if clean.
 		log "host$h: the debug kernel ran no kmemleak scan (console.log says why)"
+		why+=("host$h: no kmemleak scan")
 		status=1
 	fi
 done
 if [ "$status" -eq 0 ]; then
 	echo "PASS $name ($kernel/$topo, ${elapsed}s): $run"
 else
+	(IFS=';'; echo "${why[*]}") >"$run/why.txt"
 	echo "FAIL $name ($kernel/$topo, ${elapsed}s): $run"
 fi
 exit "$status"

@@ -17,6 +17,15 @@
 #               checks count: rxe is the reference for throughput, and a
 #               retry-exceeded run is reported, not failed.
 #
+# The delaystep case (one guest; SEND, WRITE and READ) loses nothing: the
+# link's delay steps from none to 20 ms each way during the run, once the
+# client's device has sent and received NETEM_STEP_PKTS packets (256);
+# each op moves NETEM_STEP_BYTES (4M), most of it after the step.  The RTT
+# the QP measured before is then far below the new one, and the adaptive
+# timer expires early: the expiries must stop (the backoff holds until a
+# sample), and a SEND's or WRITE's resend must be undone as spurious
+# (retransmits_undone).
+#
 # Knobs: NETEM_BYTES per op and case (default 8M, 1M in the debug kernel;
 # 1G for the full run),
 # NETEM_ATOMIC_BYTES (8 per atomic; default NETEM_BYTES / 64),
@@ -41,7 +50,7 @@ bytes=${NETEM_BYTES:-8M}
 size=${NETEM_SIZE:-64K}
 depth=${NETEM_DEPTH:-16}
 ops=${NETEM_OPS:-send write read atomic}
-cases=${NETEM_CASES:-clean loss1 loss5 reorder duplicate corrupt mixed}
+cases=${NETEM_CASES:-clean loss1 loss5 reorder duplicate corrupt mixed delaystep}
 # In the debug kernel each run spends some 25 s starting processes and
 # reading counters, more than its traffic: there the mixed case alone
 # (loss, reordering, duplication and corruption at once), which takes
@@ -76,11 +85,22 @@ netem_args() {
 	mixed) echo "delay 1ms loss 2% reorder 25% 50% duplicate 1% corrupt 0.5%" ;;
 	# Loss recovery as a WAN sees it: RTTs far below the ACK timeout.
 	loss2d1) echo "delay 1ms loss 2%" ;;
+	# No delay at the start; step_delay() changes it during the run
+	# (a change keeps the packets queued; a new qdisc would drop them).
+	delaystep) echo "delay 0ms" ;;
 	*) echo "unknown case $1" >&2; return 1 ;;
 	esac
 }
 
 hosts=${VRNIC_HOSTS:-1}
+step_pkts=${NETEM_STEP_PKTS:-256}
+step_bytes=${NETEM_STEP_BYTES:-4M}
+# delaystep steps the delay of both directions, from one guest.
+if [ "$hosts" -gt 1 ]; then
+	[ -z "${NETEM_CASES:-}" ] && cases=${cases% delaystep}
+	[[ " $cases " = *" delaystep "* ]] &&
+		{ echo "netem: the delaystep case runs in one guest (--topo one)"; exit 1; }
+fi
 if [ "$hosts" -eq 1 ]; then
 	[ "$drv" = vrnic ] || {
 		echo "netem: $drv needs --topo two (stock rxe binds its socket in init_net only)"
@@ -129,7 +149,7 @@ work=$VRNIC_OUT/netem
 mkdir -p "$work"
 
 # The counters that tell what the link did.
-counters="retransmits out_of_seq_request rcvd_seq_err duplicate_request rx_drop_icrc rcvd_rnr_err send_rnr_err retry_exceeded_err rx_drop_malformed"
+counters="retransmits out_of_seq_request rcvd_seq_err duplicate_request rx_drop_icrc rcvd_rnr_err send_rnr_err retry_exceeded_err rx_drop_malformed roce_adp_retrans retransmits_undone"
 
 # snap SIDE FILE: SIDE's device counters and its namespace's IP/UDP error
 # counters, one "name value" a line.  Read with the shell's own reads: in
@@ -205,6 +225,41 @@ netem_set() { # CASE
 	return 0
 }
 
+# step_delay FLAG: once the client's device has sent and received
+# $step_pkts packets, 20 ms of delay on both directions (netem, nothing
+# lost or reordered); FLAG records when it came.  In the background of a
+# delaystep run, which kills it if the run ends first.  A tc started
+# now, for each link, reads its command from a FIFO: at 40 MB/s the
+# run would be over before a tc started at the step had (a process
+# start is tens of milliseconds here).
+step_delay() {
+	local d=/sys/class/infiniband/$cdev/ports/1/hw_counters s r base l i=0 fifo fd
+	local -a fds=()
+	fifo=$(mktemp -d /tmp/netem-step.XXXXXX)
+	for l in $(links); do
+		mkfifo "$fifo/$i"
+		in_side "${l%%:*}" tc -batch - <"$fifo/$i" &
+		exec {fd}>"$fifo/$i"
+		fds+=("$fd:${l#*:}")
+		i=$((i + 1))
+	done
+	read -r s <"$d/sent_pkts"
+	read -r r <"$d/rcvd_pkts"
+	base=$((s + r))
+	# The shell's own reads, no sleep.
+	while read -r s <"$d/sent_pkts" && read -r r <"$d/rcvd_pkts" &&
+		[ $((s + r - base)) -lt "$step_pkts" ]; do
+		:
+	done
+	for l in "${fds[@]}"; do
+		echo "qdisc change dev ${l#*:} root netem delay 20ms" >&"${l%%:*}"
+		eval "exec ${l%%:*}>&-"
+	done
+	echo "after $((s + r - base)) packets" >"$1"
+	wait
+	rm -rf "$fifo"
+}
+
 # run_server CASE OP / run_client CASE OP: one side of one run.
 run_server() {
 	in_side server timeout $((deadline + 90)) "$traffic" -d "$sdev" -x "$sgid" \
@@ -213,6 +268,7 @@ run_server() {
 run_client() {
 	local b=$bytes
 	[ "$2" = atomic ] && b=$atomic_bytes
+	[ "$1" = delaystep ] && b=$step_bytes
 	in_side client timeout $((deadline + 90)) "$traffic" -d "$cdev" -x "$cgid" \
 		-p "$port" --deadline "$deadline" -o "$2" -b "$b" -s "$size" -q "$depth" \
 		--allow-retry-exceeded -j "$server_ip" \
@@ -283,6 +339,26 @@ judge() {
 		[ "$retr" -gt 0 ] || why+=("no retransmits")
 		[ $((nak + dup)) -gt 0 ] || why+=("no sequence NAKs or duplicates")
 		[ "$icrc" -gt 0 ] || why+=("no rx_drop_icrc")
+		;;
+	delaystep)
+		# The step came during the run, and the early expiries it set
+		# off stopped: the backoff holds until an RTT sample (without
+		# it, each window's wait expired early again, a hundred times
+		# and more a run).  A SEND's or WRITE's resend is proved
+		# spurious by the ACK of a PSN it had not reached, and undone;
+		# a READ's resend asks for every response again at once,
+		# which leaves nothing to prove it by.
+		local adp=$((C[roce_adp_retrans])) undone=$((C[retransmits_undone]))
+		if [ -s "$work/$c-$op.stepped" ]; then
+			[ "$adp" -le 8 ] || why+=("roce_adp_retrans $adp: early expiries went on")
+			case "$op" in
+			send | write)
+				[ "$undone" -gt 0 ] ||
+					why+=("no early expiry undone (roce_adp_retrans $adp)") ;;
+			esac
+		else
+			why+=("the run ended before the delay stepped (raise NETEM_STEP_BYTES)")
+		fi
 		;;
 	esac
 	if [ "${#why[@]}" -eq 0 ]; then
@@ -357,10 +433,21 @@ one() {
 		snap server "$work/$t.server.before"
 		snap client "$work/$t.client.before"
 		run_server "$c" "$op" &
-		local pid=$!
+		local pid=$! spid=
 		wait_listen || true
+		if [ "$c" = delaystep ]; then
+			netem_set delaystep
+			rm -f "$work/$t.stepped"
+			step_delay "$work/$t.stepped" &
+			spid=$!
+		fi
 		run_client "$c" "$op" || rc=$?
 		wait $pid || src=$?
+		if [ -n "$spid" ]; then
+			kill "$spid" 2>/dev/null || true
+			wait "$spid" 2>/dev/null || true
+			sed 's/^/    delay stepped /' "$work/$t.stepped" 2>/dev/null || true
+		fi
 		snap server "$work/$t.server.after"
 		snap client "$work/$t.client.after"
 		;;
@@ -444,6 +531,8 @@ case_ops() {
 	for e in ${NETEM_CASE_OPS:-}; do
 		[ "${e%%=*}" = "$1" ] && { echo "${e#*=}" | tr , ' '; return 0; }
 	done
+	# 8 MiB of atomics at 20 ms would take minutes.
+	if [ "$1" = delaystep ]; then echo "${ops/atomic/}"; return 0; fi
 	echo "$ops"
 }
 for c in $cases; do
