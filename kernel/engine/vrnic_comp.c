@@ -177,21 +177,6 @@ void vrnic_rtt_update(u32 *srtt_us, u32 *rttvar_us, u64 sample_us)
 	*srtt_us = max((7 * *srtt_us + s) / 8, 1U);
 }
 
-/*
- * An expiry found spurious (vrnic_comp_undo()): the RTT was at least
- * @sample_us, which the estimate missed.  It takes that sample as its
- * SRTT and half of it as its deviation, unless they were larger (RFC
- * 4015, 3.2's response), so that the next delay of that size is waited
- * out; later samples bring it back down.
- */
-void vrnic_rtt_spurious(u32 *srtt_us, u32 *rttvar_us, u64 sample_us)
-{
-	u32 s = clamp_t(u64, sample_us, 1, U32_MAX / 8);
-
-	*srtt_us = max(*srtt_us, s);
-	*rttvar_us = max(*rttvar_us, s / 2);
-}
-
 /* @una passed the PSN being timed: a sample, and the timer's backoff ends. */
 static void vrnic_comp_rtt_sample(struct vrnic_qp *qp)
 {
@@ -636,17 +621,17 @@ static void vrnic_comp_skip_acked(struct vrnic_qp *qp)
  * Undo an early expiry that was spurious, as TCP's Eifel and F-RTO do
  * (RFC 4015, RFC 5682): the responder acknowledged a PSN not sent again
  * since (@undo_high), so it had the first copies, and in order (it takes
- * none past a gap): the expiry was a delay, not a loss.  The requester
- * goes back to where it had got to, with the window it had, instead of
- * sending the window again one doubling at a time, and the RTT estimate
- * takes the delay (vrnic_rtt_spurious()).  The RTT of the PSN that
- * expired was at least the timeout that ran out and the time since.
+ * none past a gap): the expiry was a delay or a lost ACK, not a lost
+ * request.  The window is what it was, instead of growing again from one
+ * PSN; the requester goes on from @una (vrnic_comp_skip_acked()), since
+ * what follows it may be lost still.  The RTT estimate is left alone: that ACK may answer the resend
+ * (the first ACK lost), and an estimate raised on it slowed the recovery
+ * of later losses (the netem loss2d1 case); the backoff, held until a
+ * sample (vrnic_comp_rtt_sample()), keeps the next wait long enough.
  * Called before vrnic_comp_skip_acked(), with @una updated.
  */
 static void vrnic_comp_undo(struct vrnic_qp *qp)
 {
-	u64 sample;
-
 	if (!qp->comp.undo_window)
 		return;
 	/* The resend reached where it had got to: nothing proved. */
@@ -656,13 +641,8 @@ static void vrnic_comp_undo(struct vrnic_qp *qp)
 	}
 	if (!vrnic_psn_after(qp->comp.una, qp->comp.undo_high))
 		return;
-	sample = div_u64(local_clock() - qp->comp.undo_at, NSEC_PER_USEC) +
-		 qp->comp.undo_rto_us;
-	vrnic_rtt_spurious(&qp->comp.srtt_us, &qp->comp.rttvar_us, sample);
 	qp->comp.window = max(qp->comp.window, qp->comp.undo_window);
 	qp->comp.undo_window = 0;
-	vrnic_req_rewind(&qp->req, qp->comp.undo_index, qp->comp.undo_offset,
-			 qp->comp.resent_end);
 	vrnic_count(to_vdev(qp->ibqp.device), VRNIC_CNT_RETRANS_UNDONE);
 }
 
@@ -809,10 +789,10 @@ static void vrnic_comp_resend_oldest(struct vrnic_qp *qp,
 }
 
 /*
- * Before an early expiry's resend: what vrnic_comp_undo() restores.  The
- * requester's position is kept only while it is not resending already;
- * after a NAK's rewind there is nothing to undo to, and after an earlier
- * expiry's the mark it left stays.
+ * Before an early expiry's resend: what vrnic_comp_undo() restores.  Only
+ * while the requester is not resending already: after a NAK's rewind the
+ * window is the loss's, and after an earlier expiry's the mark it left
+ * stays.
  */
 static void vrnic_comp_undo_mark(struct vrnic_qp *qp)
 {
@@ -820,13 +800,6 @@ static void vrnic_comp_undo_mark(struct vrnic_qp *qp)
 		return;
 	qp->comp.undo_window = qp->comp.window;
 	qp->comp.undo_high = qp->comp.una;
-	qp->comp.undo_index = qp->req.index;
-	qp->comp.undo_offset = qp->req.offset;
-	qp->comp.undo_at = local_clock();
-	qp->comp.undo_rto_us = vrnic_comp_rto_us(qp->attr.timeout, true,
-						 qp->comp.srtt_us,
-						 qp->comp.rttvar_us,
-						 qp->comp.early);
 }
 
 /**

@@ -41,15 +41,10 @@ struct vrnic_comp_state {
 	/*
 	 * An early expiry's resend, undone if it proves spurious
 	 * (vrnic_comp_undo()): the window before it (0: nothing to undo),
-	 * one past the newest PSN sent again since, where the requester had
-	 * got to (and @resent_end), when it expired and after how long.
+	 * and one past the newest PSN sent again since.
 	 */
 	u32		undo_window;
 	u32		undo_high;
-	u32		undo_index;
-	u32		undo_offset;
-	u32		undo_rto_us;
-	u64		undo_at;
 };
 
 struct vrnic_qp;
@@ -69,6 +64,5 @@ void vrnic_comp_start(struct vrnic_qp *qp);
 u64 vrnic_comp_rto_us(u8 timeout, bool adaptive, u32 srtt_us, u32 rttvar_us,
 		      u32 early);
 void vrnic_rtt_update(u32 *srtt_us, u32 *rttvar_us, u64 sample_us);
-void vrnic_rtt_spurious(u32 *srtt_us, u32 *rttvar_us, u64 sample_us);
 
 #endif /* VRNIC_COMP_H */

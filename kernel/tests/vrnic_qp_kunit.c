@@ -263,35 +263,6 @@ static void vrnic_qp_rtt_estimate(struct kunit *test)
 }
 
 /*
- * A spurious expiry's delay becomes the estimate (RFC 4015's response),
- * so that the next timer covers it; a smaller one changes nothing.
- */
-static void vrnic_qp_rtt_spurious(struct kunit *test)
-{
-	u32 srtt = 1000, var = 100;
-	int i;
-
-	vrnic_rtt_spurious(&srtt, &var, 9000);
-	KUNIT_EXPECT_EQ(test, srtt, 9000U);
-	KUNIT_EXPECT_EQ(test, var, 4500U);
-	/* The timer after it: 9000 + 4 * 4500 us, the QP's 67 ms bounding. */
-	KUNIT_EXPECT_EQ(test, vrnic_comp_rto_us(14, true, srtt, var, 0), 27000ULL);
-	vrnic_rtt_spurious(&srtt, &var, 500);
-	KUNIT_EXPECT_EQ(test, srtt, 9000U);
-	KUNIT_EXPECT_EQ(test, var, 4500U);
-	/* Bounded as vrnic_rtt_update()'s samples. */
-	vrnic_rtt_spurious(&srtt, &var, U64_MAX);
-	KUNIT_EXPECT_EQ(test, srtt, U32_MAX / 8);
-	KUNIT_EXPECT_EQ(test, var, U32_MAX / 16);
-	/* Later samples bring it back down. */
-	srtt = 9000;
-	var = 4500;
-	for (i = 0; i < 64; i++)
-		vrnic_rtt_update(&srtt, &var, 1000);
-	KUNIT_EXPECT_LE(test, srtt, 1010U);
-}
-
-/*
  * A duplicate READ is read again only as a resend of a recorded READ:
  * 64 KiB at 0x10000 under rkey 0x1234, PSNs 0xfffff8..0x000007 at a
  * 4096-byte MTU (16 responses, the PSN space wrapping in between).
@@ -418,7 +389,6 @@ static struct kunit_case vrnic_qp_cases[] = {
 	KUNIT_CASE(vrnic_qp_state_names),
 	KUNIT_CASE(vrnic_qp_rto),
 	KUNIT_CASE(vrnic_qp_rtt_estimate),
-	KUNIT_CASE(vrnic_qp_rtt_spurious),
 	KUNIT_CASE(vrnic_qp_replay_read_match),
 	KUNIT_CASE(vrnic_qp_lookup_outlives_destroy),
 	{}
