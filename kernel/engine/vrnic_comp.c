@@ -624,10 +624,11 @@ static void vrnic_comp_skip_acked(struct vrnic_qp *qp)
  * none past a gap): the expiry was a delay or a lost ACK, not a lost
  * request.  The window is what it was, instead of growing again from one
  * PSN; the requester goes on from @una (vrnic_comp_skip_acked()), since
- * what follows it may be lost still.  The RTT estimate is left alone: that ACK may answer the resend
- * (the first ACK lost), and an estimate raised on it slowed the recovery
- * of later losses (the netem loss2d1 case); the backoff, held until a
- * sample (vrnic_comp_rtt_sample()), keeps the next wait long enough.
+ * what follows it may be lost still.  The RTT estimate is left alone:
+ * that ACK may answer the resend (the first ACK lost), and an estimate
+ * raised on it slowed the recovery of later losses (the netem loss2d1
+ * case); the backoff, held until a sample (vrnic_comp_rtt_sample()),
+ * keeps the next wait long enough.
  * Called before vrnic_comp_skip_acked(), with @una updated.
  */
 static void vrnic_comp_undo(struct vrnic_qp *qp)
