@@ -105,8 +105,11 @@ enum vrnic_counter {
 /**
  * struct vrnic_dev - one vrnic RDMA device, bound to one netdev
  * @ibdev:	the core device; embedded first so the core allocates us
- * @ndev:	the netdev; its reference is held by the core through
- *		ib_device_set_netdev() until the device is unregistered
+ * @ndev:	the netdev, held (@ndev_tracker) from registration to
+ *		dealloc_driver; the core sees it through get_netdev, not
+ *		ib_device_set_netdev() (vrnic_get_netdev() says why)
+ * @ndev_tracker: that reference's tracker
+ * @ndev_gone:	the netdev passed NETDEV_UNREGISTER, leaving for good
  * @dma_dev:	the netdev's DMA-capable ancestor (a PCI function), or NULL
  *		when the netdev has none (veth) and vrnic uses virtual DMA
  * @attr:	what query_device reports
@@ -129,6 +132,8 @@ enum vrnic_counter {
 struct vrnic_dev {
 	struct ib_device	ibdev;
 	struct net_device	*ndev;
+	netdevice_tracker	ndev_tracker;
+	bool			ndev_gone;
 	struct device		*dma_dev;
 	struct ib_device_attr	attr;
 

@@ -210,6 +210,26 @@ static struct lock_class_key vrnic_ah_lock_key;
 
 static void vrnic_dealloc_driver(struct ib_device *ibdev);
 
+/*
+ * The port's netdev, held, for the core (RoCE GIDs, rdma link).  Not
+ * through ib_device_set_netdev(): that lists the device in the core's
+ * table by netdev, where rxe, whose driver id vrnic shares so that librxe
+ * drives it, looks up its own devices (ib_device_get_by_netdev(...,
+ * RDMA_DRIVER_RXE)) and would take ours for a struct rxe_dev: its netdev
+ * notifier did on a carrier change of our netdev, and 6.1's dereferenced
+ * rxe->ndev, a field of ours at its offset, and oopsed.  NULL once the
+ * netdev has gone through NETDEV_UNREGISTER, as the core asks of this op.
+ */
+static struct net_device *vrnic_get_netdev(struct ib_device *ibdev, u32 port)
+{
+	struct vrnic_dev *vdev = to_vdev(ibdev);
+
+	if (port != VRNIC_PORT || READ_ONCE(vdev->ndev_gone))
+		return NULL;
+	dev_hold(vdev->ndev);
+	return vdev->ndev;
+}
+
 static const struct ib_device_ops vrnic_dev_ops = {
 	.owner = THIS_MODULE,
 	.driver_id = RDMA_DRIVER_RXE,	/* librxe drives us: rxe ABI */
@@ -244,6 +264,7 @@ static const struct ib_device_ops vrnic_dev_ops = {
 	.get_dma_mr = vrnic_get_dma_mr,
 	.get_hw_stats = vrnic_get_hw_stats,
 	.get_link_layer = vrnic_get_link_layer,
+	.get_netdev = vrnic_get_netdev,
 	.get_port_immutable = vrnic_get_port_immutable,
 	.map_mr_sg = vrnic_map_mr_sg,
 	.mmap = vrnic_mmap,
@@ -359,7 +380,6 @@ static struct device *vrnic_find_dma_dev(struct net_device *ndev)
 int vrnic_register(struct vrnic_dev *vdev, const char *name)
 {
 	struct ib_device *ibdev = &vdev->ibdev;
-	int err;
 
 	xa_init_flags(&vdev->qps, XA_FLAGS_ALLOC);
 	xa_init_flags(&vdev->srqs, XA_FLAGS_ALLOC);
@@ -387,10 +407,9 @@ int vrnic_register(struct vrnic_dev *vdev, const char *name)
 	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
 				  BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
 
+	/* Put by dealloc_driver, which ib_dealloc_device() runs from here on. */
+	netdev_hold(vdev->ndev, &vdev->ndev_tracker, GFP_KERNEL);
 	ib_set_device_ops(ibdev, &vrnic_dev_ops);
-	err = ib_device_set_netdev(ibdev, vdev->ndev, VRNIC_PORT);
-	if (err)
-		return err;
 	return ib_register_device(ibdev, name, vdev->dma_dev);
 }
 
@@ -412,4 +431,5 @@ static void vrnic_dealloc_driver(struct ib_device *ibdev)
 	xa_destroy(&vdev->mrs);
 	xa_destroy(&vdev->mws);
 	vrnic_model_fini(&vdev->model);
+	netdev_put(vdev->ndev, &vdev->ndev_tracker);
 }

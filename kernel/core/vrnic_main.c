@@ -70,10 +70,12 @@ static int vrnic_newlink(const char *name, struct net_device *ndev)
 	 * if it moved, the device follows it now.
 	 */
 	rtnl_lock();
-	if (ndev->reg_state != NETREG_REGISTERED)
+	if (ndev->reg_state != NETREG_REGISTERED) {
+		WRITE_ONCE(vdev->ndev_gone, true);
 		ib_unregister_device_queued(&vdev->ibdev);
-	else
+	} else {
 		vrnic_dev_follow_net(vdev);
+	}
 	rtnl_unlock();
 	return 0;
 
@@ -122,8 +124,10 @@ static int vrnic_netdev_event(struct notifier_block *nb, unsigned long event,
 		 * away, and the device cannot outlive it.  Either way it let
 		 * go of the old namespace above.
 		 */
-		if (ndev->reg_state != NETREG_REGISTERED)
+		if (ndev->reg_state != NETREG_REGISTERED) {
+			WRITE_ONCE(vdev->ndev_gone, true);
 			ib_unregister_device_queued(&vdev->ibdev);
+		}
 		break;
 	case NETDEV_REGISTER:
 		/* Arrived in its new namespace: use that one's UDP socket. */

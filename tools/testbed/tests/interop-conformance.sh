@@ -59,6 +59,23 @@ rdma link add rxe0 type rxe netdev veth0 || setup_fail "rdma link add rxe0 on ve
 ip netns exec ns1 rdma link add vrnic0 type vrnic netdev veth1 ||
 	setup_fail "rdma link add vrnic0 on veth1 in ns1 failed"
 rdma link show
+# rxe finds its devices by netdev and driver id, and vrnic shares rxe's id
+# (librxe drives it): a carrier change of vrnic0's netdev is vrnic's alone.
+# Before vrnic kept out of the core's netdev table, rxe's notifier took
+# vrnic0 for one of its own (it logs "set down", "set active"), and 6.1's
+# oopsed on it (Documentation/vrnic.rst, "Sharing rxe's driver id").
+ip link set veth0 down
+ip link set veth0 up
+for ((i = 0; i < 50; i++)); do
+	[ "$(ip netns exec ns1 cat /sys/class/net/veth1/carrier 2>/dev/null)" = 1 ] && break
+	sleep 0.1
+done
+if dmesg | sed -n "/$marker/,\$p" | grep -q 'vrnic0: set '; then
+	tb_result "interop-conformance/$VRNIC_KERNEL/rxe-leaves-vrnic-alone" FAIL \
+		"rxe's netdev notifier acted on vrnic0: $(dmesg | grep 'vrnic0: set ' | tail -n 1)"
+else
+	tb_result "interop-conformance/$VRNIC_KERNEL/rxe-leaves-vrnic-alone" PASS
+fi
 gid_rxe=$(wait_gid rxe0) || setup_fail "rxe0 has no IPv4 RoCE v2 GID"
 gid_vrnic=$(wait_gid vrnic0) || setup_fail "vrnic0 has no IPv4 RoCE v2 GID"
 echo "rxe0 gid index $gid_rxe, vrnic0 gid index $gid_vrnic"
