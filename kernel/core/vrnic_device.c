@@ -417,9 +417,7 @@ static void vrnic_dealloc_driver(struct ib_device *ibdev)
 {
 	struct vrnic_dev *vdev = to_vdev(ibdev);
 
-	/* Before leaving the list: module exit removes debugfs after that. */
 	vrnic_fault_dev_exit(vdev);
-	vrnic_dev_unlist(vdev);
 	vrnic_dev_release_net(vdev);
 	WARN_ON(!xa_empty(&vdev->qps));
 	WARN_ON(!xa_empty(&vdev->mrs));
@@ -432,4 +430,11 @@ static void vrnic_dealloc_driver(struct ib_device *ibdev)
 	xa_destroy(&vdev->mws);
 	vrnic_model_fini(&vdev->model);
 	netdev_put(vdev->ndev, &vdev->ndev_tracker);
+	/*
+	 * Last: module exit waits for the list to empty (vrnic_exit()), and
+	 * then removes debugfs, the namespaces' sockets and the workqueue
+	 * under what ran above.  (Unlisted first, a queued unregistration
+	 * let rmmod, right after "ip netns del", run ahead of it.)
+	 */
+	vrnic_dev_unlist(vdev);
 }
