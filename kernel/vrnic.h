@@ -110,6 +110,7 @@ enum vrnic_counter {
  *		ib_device_set_netdev() (vrnic_get_netdev() says why)
  * @ndev_tracker: that reference's tracker
  * @ndev_gone:	the netdev passed NETDEV_UNREGISTER, leaving for good
+ * @ndev_link:	in net/'s table of devices by netdev (receive dispatch)
  * @dma_dev:	the netdev's DMA-capable ancestor (a PCI function), or NULL
  *		when the netdev has none (veth) and vrnic uses virtual DMA
  * @attr:	what query_device reports
@@ -134,6 +135,7 @@ struct vrnic_dev {
 	struct net_device	*ndev;
 	netdevice_tracker	ndev_tracker;
 	bool			ndev_gone;
+	struct hlist_node	ndev_link;
 	struct device		*dma_dev;
 	struct ib_device_attr	attr;
 

@@ -39,6 +39,7 @@ void vrnic_dev_unlist(struct vrnic_dev *vdev)
 {
 	mutex_lock(&vrnic_devs_lock);
 	list_del_init(&vdev->list);
+	vrnic_net_unpublish(vdev);
 	mutex_unlock(&vrnic_devs_lock);
 }
 
@@ -158,6 +159,7 @@ int vrnic_dev_list(struct vrnic_dev *vdev, struct net_device *ndev)
 	mutex_lock(&vrnic_devs_lock);
 	vdev->net_ok = true;
 	list_add_tail(&vdev->list, &vrnic_devs);
+	vrnic_net_publish(vdev);
 	mutex_unlock(&vrnic_devs_lock);
 	return 0;
 }

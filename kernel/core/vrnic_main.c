@@ -44,6 +44,7 @@ static int vrnic_newlink(const char *name, struct net_device *ndev)
 		return -ENOMEM;
 	vdev->ndev = ndev;
 	INIT_LIST_HEAD(&vdev->list);
+	INIT_HLIST_NODE(&vdev->ndev_link);
 	spin_lock_init(&vdev->atomic_lock);
 	spin_lock_init(&vdev->faults.lock);
 	INIT_LIST_HEAD(&vdev->faults.rules);

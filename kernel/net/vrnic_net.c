@@ -9,6 +9,7 @@
  * Copyright (c) 2026 The vrnic authors
  */
 
+#include <linux/hashtable.h>
 #include <linux/if_vlan.h>
 #include <linux/inetdevice.h>
 #include <linux/ip.h>
@@ -58,22 +59,61 @@ static struct vrnic_net *vrnic_pernet(struct net *net)
 }
 
 /*
+ * vrnic's devices by netdev, for the receive upcall (softirq, RCU reads).
+ * Not the core's table (ib_device_get_by_netdev()): vrnic keeps out of
+ * it, since rxe reads it with the driver id we share (vrnic_get_netdev()).
+ * A device is published when listed and unpublished when it leaves the
+ * list (core/vrnic_devlist.c); the core frees it a grace period after its
+ * last reference (kfree_rcu), and one on its way out has no reference
+ * left to take.
+ */
+static DEFINE_HASHTABLE(vrnic_ndev_hash, 5);
+static DEFINE_SPINLOCK(vrnic_ndev_hash_lock);
+
+void vrnic_net_publish(struct vrnic_dev *vdev)
+{
+	spin_lock(&vrnic_ndev_hash_lock);
+	hash_add_rcu(vrnic_ndev_hash, &vdev->ndev_link,
+		     (unsigned long)vdev->ndev);
+	spin_unlock(&vrnic_ndev_hash_lock);
+}
+
+/* Once or more, published or not. */
+void vrnic_net_unpublish(struct vrnic_dev *vdev)
+{
+	spin_lock(&vrnic_ndev_hash_lock);
+	hash_del_rcu(&vdev->ndev_link);
+	spin_unlock(&vrnic_ndev_hash_lock);
+}
+
+static struct ib_device *vrnic_ibdev_by_ndev(struct net_device *ndev)
+{
+	struct ib_device *found = NULL;
+	struct vrnic_dev *vdev;
+
+	rcu_read_lock();
+	hash_for_each_possible_rcu(vrnic_ndev_hash, vdev, ndev_link,
+				   (unsigned long)ndev) {
+		if (vdev->ndev == ndev && ib_device_try_get(&vdev->ibdev)) {
+			found = &vdev->ibdev;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return found;
+}
+
+/*
  * The vrnic device on @ndev (or on the netdev under a VLAN), referenced:
- * drop it with ib_device_put().  NULL for none, or for an rxe device,
- * which shares our driver id.
+ * drop it with ib_device_put().  NULL for none.
  */
 static struct ib_device *vrnic_ibdev_get(struct net_device *ndev)
 {
 	struct ib_device *ibdev;
 
-	ibdev = ib_device_get_by_netdev(ndev, RDMA_DRIVER_RXE);
+	ibdev = vrnic_ibdev_by_ndev(ndev);
 	if (!ibdev && is_vlan_dev(ndev))
-		ibdev = ib_device_get_by_netdev(vlan_dev_real_dev(ndev),
-						RDMA_DRIVER_RXE);
-	if (ibdev && ibdev->ops.owner != THIS_MODULE) {
-		ib_device_put(ibdev);
-		ibdev = NULL;
-	}
+		ibdev = vrnic_ibdev_by_ndev(vlan_dev_real_dev(ndev));
 	return ibdev;
 }
 

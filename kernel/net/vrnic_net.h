@@ -77,6 +77,8 @@ int vrnic_net_xmit(struct vrnic_dev *vdev, struct vrnic_path *path,
 		   u32 src_qpn, u32 dst_qpn);
 
 int vrnic_net_get(struct vrnic_dev *vdev);
+void vrnic_net_publish(struct vrnic_dev *vdev);
+void vrnic_net_unpublish(struct vrnic_dev *vdev);
 void vrnic_net_put(struct net *net);
 /* The receive upcall: @skb->data at the BTH; consumed. */
 typedef void (*vrnic_net_rx_fn)(struct vrnic_dev *vdev, struct sk_buff *skb);
