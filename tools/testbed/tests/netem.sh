@@ -19,8 +19,8 @@
 #
 # The delaystep case (one guest; SEND, WRITE and READ) loses nothing: the
 # link's delay steps from none to 20 ms each way during the run, once the
-# client's device has sent and received NETEM_STEP_PKTS packets (256);
-# each op moves NETEM_STEP_BYTES (4M), most of it after the step.  The RTT
+# client's device has sent and received NETEM_STEP_PKTS packets (128);
+# each op moves NETEM_STEP_BYTES (8M), most of it after the step.  The RTT
 # the QP measured before is then far below the new one, and the adaptive
 # timer expires early: the expiries must stop (the backoff holds until a
 # sample), and a SEND's or WRITE's resend must be undone as spurious
@@ -93,8 +93,8 @@ netem_args() {
 }
 
 hosts=${VRNIC_HOSTS:-1}
-step_pkts=${NETEM_STEP_PKTS:-256}
-step_bytes=${NETEM_STEP_BYTES:-4M}
+step_pkts=${NETEM_STEP_PKTS:-128}
+step_bytes=${NETEM_STEP_BYTES:-8M}
 # delaystep steps the delay of both directions, from one guest.
 if [ "$hosts" -gt 1 ]; then
 	[ -z "${NETEM_CASES:-}" ] && cases=${cases% delaystep}
@@ -440,6 +440,9 @@ one() {
 			rm -f "$work/$t.stepped"
 			step_delay "$work/$t.stepped" &
 			spid=$!
+			# The tc processes started and waiting on their FIFOs
+			# (in make check the first op's run was over before).
+			sleep 1
 		fi
 		run_client "$c" "$op" || rc=$?
 		wait $pid || src=$?
