@@ -19,22 +19,6 @@
 static LIST_HEAD(vrnic_devs);
 static DEFINE_MUTEX(vrnic_devs_lock);
 
-/* Our device on @ndev, with a reference, or NULL. */
-struct vrnic_dev *vrnic_dev_by_netdev(struct net_device *ndev)
-{
-	struct vrnic_dev *vdev, *found = NULL;
-
-	mutex_lock(&vrnic_devs_lock);
-	list_for_each_entry(vdev, &vrnic_devs, list) {
-		if (vdev->ndev == ndev && ib_device_try_get(&vdev->ibdev)) {
-			found = vdev;
-			break;
-		}
-	}
-	mutex_unlock(&vrnic_devs_lock);
-	return found;
-}
-
 void vrnic_dev_unlist(struct vrnic_dev *vdev)
 {
 	mutex_lock(&vrnic_devs_lock);

@@ -13,7 +13,6 @@
 struct net_device;
 struct vrnic_dev;
 
-struct vrnic_dev *vrnic_dev_by_netdev(struct net_device *ndev);
 struct vrnic_dev *vrnic_dev_first_get(bool *got);
 int vrnic_dev_list(struct vrnic_dev *vdev, struct net_device *ndev);
 void vrnic_dev_unlist(struct vrnic_dev *vdev);

@@ -112,7 +112,7 @@ static int vrnic_netdev_event(struct notifier_block *nb, unsigned long event,
 
 	if (event == NETDEV_UNREGISTER)
 		vrnic_netdev_release_net(ndev);
-	vdev = vrnic_dev_by_netdev(ndev);
+	vdev = vrnic_net_dev_get(ndev);
 	if (!vdev)
 		return NOTIFY_DONE;
 

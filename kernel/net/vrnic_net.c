@@ -86,16 +86,19 @@ void vrnic_net_unpublish(struct vrnic_dev *vdev)
 	spin_unlock(&vrnic_ndev_hash_lock);
 }
 
-static struct ib_device *vrnic_ibdev_by_ndev(struct net_device *ndev)
+/*
+ * Our device on @ndev itself, referenced (ib_device_put()), or NULL.
+ * Context: any (the netdev notifier, the receive softirq).
+ */
+struct vrnic_dev *vrnic_net_dev_get(struct net_device *ndev)
 {
-	struct ib_device *found = NULL;
-	struct vrnic_dev *vdev;
+	struct vrnic_dev *vdev, *found = NULL;
 
 	rcu_read_lock();
 	hash_for_each_possible_rcu(vrnic_ndev_hash, vdev, ndev_link,
 				   (unsigned long)ndev) {
 		if (vdev->ndev == ndev && ib_device_try_get(&vdev->ibdev)) {
-			found = &vdev->ibdev;
+			found = vdev;
 			break;
 		}
 	}
@@ -109,12 +112,11 @@ static struct ib_device *vrnic_ibdev_by_ndev(struct net_device *ndev)
  */
 static struct ib_device *vrnic_ibdev_get(struct net_device *ndev)
 {
-	struct ib_device *ibdev;
+	struct vrnic_dev *vdev = vrnic_net_dev_get(ndev);
 
-	ibdev = vrnic_ibdev_by_ndev(ndev);
-	if (!ibdev && is_vlan_dev(ndev))
-		ibdev = vrnic_ibdev_by_ndev(vlan_dev_real_dev(ndev));
-	return ibdev;
+	if (!vdev && is_vlan_dev(ndev))
+		vdev = vrnic_net_dev_get(vlan_dev_real_dev(ndev));
+	return vdev ? &vdev->ibdev : NULL;
 }
 
 /* The active MTU: the largest IB MTU that fits the netdev's MTU. */

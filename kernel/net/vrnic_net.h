@@ -79,6 +79,7 @@ int vrnic_net_xmit(struct vrnic_dev *vdev, struct vrnic_path *path,
 int vrnic_net_get(struct vrnic_dev *vdev);
 void vrnic_net_publish(struct vrnic_dev *vdev);
 void vrnic_net_unpublish(struct vrnic_dev *vdev);
+struct vrnic_dev *vrnic_net_dev_get(struct net_device *ndev);
 void vrnic_net_put(struct net *net);
 /* The receive upcall: @skb->data at the BTH; consumed. */
 typedef void (*vrnic_net_rx_fn)(struct vrnic_dev *vdev, struct sk_buff *skb);
