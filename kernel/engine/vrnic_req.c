@@ -25,9 +25,6 @@
 #include "wire/vrnic_opcode.h"
 #include "wire/vrnic_psn.h"
 
-/* Ask for an ACK at least this often within a long message. */
-#define VRNIC_ACKREQ_PKTS	16
-
 /* RESET: nothing to send.  Context: modify_qp, the engines held. */
 void vrnic_req_reset(struct vrnic_qp *qp)
 {
@@ -559,11 +556,14 @@ static bool vrnic_req_rc_may_send(struct vrnic_qp *qp,
 	u32 psn = qp->req.psn;
 	/* The last PSN this packet (a READ: its responses) takes. */
 	u32 last = psn;
+	u32 window = qp->comp.window;
 
-	if (w->opcode == IB_WR_RDMA_READ)
+	if (w->opcode == IB_WR_RDMA_READ) {
 		last = vrnic_psn_add(psn, vrnic_req_read_pkts(qp, w) - 1);
+		window = min_t(u32, window, VRNIC_READ_INFLIGHT);
+	}
 	if (psn != qp->comp.una && vrnic_psn_after(psn, qp->comp.una) &&
-	    vrnic_psn_diff(last, qp->comp.una) >= qp->comp.window)
+	    vrnic_psn_diff(last, qp->comp.una) >= window)
 		return false;
 	if (!vrnic_req_rd_atomic_ok(qp, w))
 		return false;
@@ -728,11 +728,16 @@ static enum vrnic_req_step vrnic_req_data(struct vrnic_qp *qp, u32 index,
 	bool last = qp->req.offset + paylen == w->length;
 	u32 nth = qp->req.offset / qp->mtu + 1;	/* of the message */
 	/*
-	 * An ACK at least every 16 packets, and for the packet that
-	 * fills the window (one PSN after a timeout): the requester
-	 * waits for that ACK to send the next.
+	 * An ACK twice per window within a long message: one opens half of
+	 * the window while the other half is on the wire (every 32 packets
+	 * at the default window of 64).  Every 16, the ACKs alone were a
+	 * quarter of what the responder's guest sent, and the early
+	 * expiries they delayed resent thousands of packets a run on a
+	 * clean link.  And an ACK for the packet that fills the window
+	 * (one PSN after a timeout): the requester waits for it to send on.
 	 */
-	bool ackreq = rc && (last || nth % VRNIC_ACKREQ_PKTS == 0 ||
+	u32 half = max_t(u32, qp->comp.window / 2, 1);
+	bool ackreq = rc && (last || nth % half == 0 ||
 			     vrnic_psn_diff(psn, qp->comp.una) + 1 >=
 			     (s32)qp->comp.window);
 	u8 opcode = vrnic_req_opcode(qp, w, first, last);

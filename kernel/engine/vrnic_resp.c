@@ -31,8 +31,12 @@
 #include "wire/vrnic_pkt.h"
 #include "wire/vrnic_psn.h"
 
-/* At most this many PSNs are acknowledged by one coalesced ACK. */
-#define VRNIC_ACK_COALESCE	16
+/*
+ * At most this many PSNs are acknowledged by one coalesced ACK: as many
+ * as the requester sends between two ACK requests at the default window
+ * (half of VRNIC_MAX_INFLIGHT).
+ */
+#define VRNIC_ACK_COALESCE	32
 
 /* What executing a request asks the responder to answer. */
 enum vrnic_resp_verdict {

@@ -21,13 +21,32 @@ rows=${BENCH_ROWS:-write_bw_64k write_bw_64k_q4 read_bw_64k write_rate_64 send_l
 want() { [[ " $rows " == *" $1 "* ]]; }
 
 # perf NAME TOOL ARGS: run one perftest pair, print the client's last row
-# (nothing for a row not in BENCH_ROWS).
+# (nothing for a row not in BENCH_ROWS).  perftest times its samples with
+# the TSC, calibrated against gettimeofday() at its start; under TCG that
+# fit sometimes fails ("Correlation coefficient r^2: 0.70 < 0.9") and the
+# row then reads 0.00, a figure the clock made, not the driver.  Such a
+# pair runs again, twice at most; a third failure leaves the row out of
+# the median (no value) rather than counting a 0.
 perf() {
-	local name=$1 tool=$2
+	local name=$1 tool=$2 try out again id
 	want "$name" || return 0
 	shift 2
-	tb_client_server "bench/$round/${drv//[^a-zA-Z0-9_-]/_}/$name" 300 18515 "$tool $* " "$tool $* $server" |
-		awk '/^ *[0-9]+ +[0-9]+ +[0-9.]+/ { row = $0 } END { print row }'
+	for try in 1 2 3; do
+		id="bench/$round/${drv//[^a-zA-Z0-9_-]/_}/$name"
+		[ "$try" -gt 1 ] && id+="-again$try"
+		out=$(tb_client_server "$id" 300 18515 "$tool $* " "$tool $* $server")
+		if [ "$VRNIC_HOST" -eq 1 ]; then
+			again=0
+			grep -q 'Correlation coefficient r^2.*< 0.9' <<<"$out" && again=1
+			tb_put "${id//\//_}-again" "$again"
+		else
+			again=$(tb_get "${id//\//_}-again" 60) || again=0
+		fi
+		[ "$again" = 1 ] || break
+		echo "bench: $id: perftest's clock calibration failed, measuring again" >&2
+		out=""
+	done
+	awk '/^ *[0-9]+ +[0-9]+ +[0-9.]+/ { row = $0 } END { print row }' <<<"$out"
 }
 
 # emit METRIC VALUE UNIT (host1 only)
