@@ -730,10 +730,10 @@ static enum vrnic_req_step vrnic_req_data(struct vrnic_qp *qp, u32 index,
 	/*
 	 * An ACK twice per window within a long message: one opens half of
 	 * the window while the other half is on the wire (every 32 packets
-	 * at the default window of 64).  Every 16, the ACKs alone were a
-	 * quarter of what the responder's guest sent, and the early
-	 * expiries they delayed resent thousands of packets a run on a
-	 * clean link.  And an ACK for the packet that fills the window
+	 * at the default window of 64).  Every 16, the responder sent four
+	 * ACKs per 64 KiB WRITE where rxe sends one, and the early expiries
+	 * they delayed resent thousands of packets a run on a clean link.
+	 * And an ACK for the packet that fills the window
 	 * (one PSN after a timeout): the requester waits for it to send on.
 	 */
 	u32 half = max_t(u32, qp->comp.window / 2, 1);

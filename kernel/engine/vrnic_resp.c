@@ -34,9 +34,9 @@
 /*
  * At most this many PSNs are acknowledged by one coalesced ACK: as many
  * as the requester sends between two ACK requests at the default window
- * (half of VRNIC_MAX_INFLIGHT).
+ * (vrnic_req_data()).
  */
-#define VRNIC_ACK_COALESCE	32
+#define VRNIC_ACK_COALESCE	(VRNIC_MAX_INFLIGHT / 2)
 
 /* What executing a request asks the responder to answer. */
 enum vrnic_resp_verdict {
