@@ -926,15 +926,45 @@ static void vrnic_req_drained(struct vrnic_qp *qp)
 		vrnic_qp_event(qp, IB_EVENT_SQ_DRAINED);
 }
 
+/*
+ * Would the requester send now, were it run again?  Not once it has sent
+ * all the doorbell told it, reached the end of an SQD drain, or (RC) the
+ * next packet waits for a response, a fence or an RNR delay: what ends
+ * that wait runs it.  Asked when a round's budget ran out, so that a
+ * window just filled does not wake the worker to find it full (a wakeup
+ * per ACK on a streaming QP).
+ */
+static bool vrnic_req_more(struct vrnic_qp *qp)
+{
+	const struct vrnic_swqe *w;
+	u32 psn = qp->req.psn;
+
+	if (qp->req.index == vrnic_doorbell_pi(&qp->db) ||
+	    vrnic_req_drain_reached(qp))
+		return false;
+	if (qp->ibqp.qp_type != IB_QPT_RC)
+		return true;
+	if (qp->req.index == qp->req.next_new) {
+		/* Not taken up yet: whatever it is takes at least this PSN. */
+		return !vrnic_psn_after(psn, qp->comp.una) ||
+		       vrnic_psn_diff(psn, qp->comp.una) < qp->comp.window;
+	}
+	w = &qp->swqe[qp->req.index & qp->sq.queue.mask];
+	if (w->done || vrnic_wr_is_local(w->opcode))
+		return true;
+	return vrnic_req_rc_may_send(qp, w);
+}
+
 /**
  * vrnic_req_run - send up to @budget packets
  * @qp:		the QP, its engines held
  * @budget:	packets to send at most
  *
- * Return: true if there is more to send now (the budget ran out) or a
- * failed WQE to flush.  A requester that waits (its window full, an RNR
- * NAK, a fence, the modeled link) is run again by what ends the wait: a
- * response, the QP's timer, the pace timer.
+ * Return: true if there is more to send now (the budget ran out and the
+ * next packet may go, vrnic_req_more()) or a failed WQE to flush.  A
+ * requester that waits (its window full, an RNR NAK, a fence, the
+ * modeled link) is run again by what ends the wait: a response, the QP's
+ * timer, the pace timer.
  */
 bool vrnic_req_run(struct vrnic_qp *qp, unsigned int budget)
 {
@@ -966,7 +996,6 @@ bool vrnic_req_run(struct vrnic_qp *qp, unsigned int budget)
 	}
 	vrnic_comp_retire(qp);
 	vrnic_req_drained(qp);
-	return (sent == budget && qp->req.index != vrnic_doorbell_pi(&qp->db) &&
-		!vrnic_req_drain_reached(qp)) ||
+	return (sent == budget && vrnic_req_more(qp)) ||
 	       step == VRNIC_REQ_FAILED;
 }
