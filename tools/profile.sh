@@ -10,6 +10,9 @@
 # PROFILE_FUNCS: kernel functions to count and time (mean ns per call).
 # PROFILE_LINK: tap joins the guests through taps with vnet_hdr (run.sh
 # --link tap) instead of the UDP socket netdev (socket, the default).
+# The NICs run without virtio's event index, as in tools/bench.sh (which
+# says why); VRNIC_QEMU_NIC set (even empty) overrides that.
+export VRNIC_QEMU_NIC=${VRNIC_QEMU_NIC-,event_idx=off}
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . tools/testbed/lib.sh

@@ -178,6 +178,9 @@ qemu_cpu=${VRNIC_QEMU_CPU:-Nehalem}
 # <run>/host<N>/monitor.sock (for a hung guest: `info registers -a`
 # through socat names where each vCPU is).
 monitor_on=${VRNIC_QEMU_MONITOR:-0}
+# VRNIC_QEMU_NIC: options added to the guests' virtio-net-pci device
+# (",event_idx=off" has the guest kick for every packet it posts).
+nic_opts=${VRNIC_QEMU_NIC:-}
 
 # launch: start every guest of the run.
 launch() {
@@ -204,7 +207,7 @@ launch() {
 			-device "virtio-net-pci,netdev=n1,mac=52:54:00:00:01:02")
 
 		machine=(-machine q35)
-		nic="virtio-net-pci,netdev=n0,mac=$mac"
+		nic="virtio-net-pci,netdev=n0,mac=$mac$nic_opts"
 		iommu_args=()
 		if [ "$iommu" -eq 1 ]; then
 			# DMA remapping only: with interrupt remapping on, the debug

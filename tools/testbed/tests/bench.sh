@@ -35,6 +35,9 @@ perf() {
 		id="bench/$round/${drv//[^a-zA-Z0-9_-]/_}/$name"
 		[ "$try" -gt 1 ] && id+="-again$try"
 		out=$(tb_client_server "$id" 300 18515 "$tool $* " "$tool $* $server")
+		# Each side's counters after each pair (cumulative; the one before
+		# gives the pair's own): what a failed or slow pair did.
+		tb_hw_counters "$dev" >"$VRNIC_OUT/${id//\//_}.counters"
 		if [ "$VRNIC_HOST" -eq 1 ]; then
 			again=0
 			grep -q 'Correlation coefficient r^2.*< 0.9' <<<"$out" && again=1
