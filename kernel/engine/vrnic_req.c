@@ -539,6 +539,18 @@ static enum vrnic_req_step vrnic_req_local_wqe(struct vrnic_qp *qp,
 	return VRNIC_REQ_PROGRESS;
 }
 
+/*
+ * Whether a packet at req.psn whose last PSN is @last fits the @window of
+ * PSNs not acknowledged.  With nothing outstanding it goes whatever its
+ * size (a READ longer than the window).
+ */
+static bool vrnic_req_in_window(const struct vrnic_qp *qp, u32 last,
+				u32 window)
+{
+	return !vrnic_psn_after(qp->req.psn, qp->comp.una) ||
+	       vrnic_psn_diff(last, qp->comp.una) < window;
+}
+
 /**
  * vrnic_req_rc_may_send - may the next packet of @w go on an RC QP now
  * @qp:	the QP, an RC one
@@ -562,8 +574,7 @@ static bool vrnic_req_rc_may_send(struct vrnic_qp *qp,
 		last = vrnic_psn_add(psn, vrnic_req_read_pkts(qp, w) - 1);
 		window = min_t(u32, window, VRNIC_READ_INFLIGHT);
 	}
-	if (psn != qp->comp.una && vrnic_psn_after(psn, qp->comp.una) &&
-	    vrnic_psn_diff(last, qp->comp.una) >= window)
+	if (!vrnic_req_in_window(qp, last, window))
 		return false;
 	if (!vrnic_req_rd_atomic_ok(qp, w))
 		return false;
@@ -937,7 +948,6 @@ static void vrnic_req_drained(struct vrnic_qp *qp)
 static bool vrnic_req_more(struct vrnic_qp *qp)
 {
 	const struct vrnic_swqe *w;
-	u32 psn = qp->req.psn;
 
 	if (qp->req.index == vrnic_doorbell_pi(&qp->db) ||
 	    vrnic_req_drain_reached(qp))
@@ -946,8 +956,7 @@ static bool vrnic_req_more(struct vrnic_qp *qp)
 		return true;
 	if (qp->req.index == qp->req.next_new) {
 		/* Not taken up yet: whatever it is takes at least this PSN. */
-		return !vrnic_psn_after(psn, qp->comp.una) ||
-		       vrnic_psn_diff(psn, qp->comp.una) < qp->comp.window;
+		return vrnic_req_in_window(qp, qp->req.psn, qp->comp.window);
 	}
 	w = &qp->swqe[qp->req.index & qp->sq.queue.mask];
 	if (w->done || vrnic_wr_is_local(w->opcode))
