@@ -959,7 +959,10 @@ static bool vrnic_req_more(struct vrnic_qp *qp)
 		return vrnic_req_in_window(qp, qp->req.psn, qp->comp.window);
 	}
 	w = &qp->swqe[qp->req.index & qp->sq.queue.mask];
-	if (w->done || vrnic_wr_is_local(w->opcode))
+	/* As vrnic_req_one(): a failed WQE stops it, a finished one not. */
+	if (w->done)
+		return w->status == IB_WC_SUCCESS;
+	if (vrnic_wr_is_local(w->opcode))
 		return true;
 	return vrnic_req_rc_may_send(qp, w);
 }
