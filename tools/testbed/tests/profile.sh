@@ -5,6 +5,10 @@
 # guests kept one or two samples of thousands).  Each host writes
 # $VRNIC_OUT/profile.txt: the top 40 by share of samples.  PROFILE_TOOL and
 # PROFILE_ARGS choose the perftest (ib_write_bw, "-s 65536 -n 2000").
+# Beside the samples it counts virtio kicks, task switches, softirqs (the
+# network receive's, NET_RX, by who ran them: ksoftirqd, or an interrupt's
+# exit or a bottom half's end elsewhere) and ksoftirqd's wakeups with the
+# mean time from each to its running.
 . tools/testbed/guest-lib.sh
 drv=${PROFILE_DRIVER:-vrnic}
 tool=${PROFILE_TOOL:-ib_write_bw}
@@ -24,7 +28,11 @@ profile:hz:499 {
 tracepoint:workqueue:workqueue_execute_start { @w[ksym(args->function)] = count(); }
 kprobe:vp_notify { @e["virtio kicks (vp_notify)"] = count(); }
 tracepoint:sched:sched_switch { @e["task switches"] = count(); }
-tracepoint:irq:softirq_entry { @e["softirqs"] = count(); }'
+tracepoint:irq:softirq_entry { @e["softirqs"] = count(); }
+tracepoint:irq:softirq_entry /args->vec == 3 && strncmp(comm, "ksoftirqd", 9) == 0/ { @e["NET_RX softirqs in ksoftirqd"] = count(); }
+tracepoint:irq:softirq_entry /args->vec == 3 && strncmp(comm, "ksoftirqd", 9) != 0/ { @e["NET_RX softirqs elsewhere"] = count(); }
+tracepoint:sched:sched_wakeup /strncmp(args->comm, "ksoftirqd", 9) == 0/ { @kw[args->pid] = nsecs; }
+tracepoint:sched:sched_switch /@kw[args->next_pid]/ { @a["ksoftirqd wakeup to running, mean ns"] = avg(nsecs - @kw[args->next_pid]); @e["ksoftirqd wakeups"] = count(); delete(@kw[args->next_pid]); }'
 n=0
 for f in ${PROFILE_FUNCS:-}; do
 	n=$((n + 1))
@@ -50,7 +58,7 @@ awk -F': ' '/^@k\[/ { s = $1; sub(/^@k\[/, "", s); sub(/\]$/, "", s); n[s] += $2
 	"$raw" | sort -k2,2nr | sed -n 1,41p >"$VRNIC_OUT/profile.txt"
 {
 	echo "-- events during the run (all CPUs), and the work items run most"
-	sed -n 's/^@e\[\(.*\)\]: \([0-9]*\)$/\2  \1/p' "$raw" | awk '{ printf "%12d  %s\n", $1, substr($0, index($0, $2)) }'
+	sed -n 's/^@[ea]\[\(.*\)\]: \([0-9]*\)$/\2  \1/p' "$raw" | awk '{ printf "%12d  %s\n", $1, substr($0, index($0, $2)) }'
 	sed -n 's/^@w\[\(.*\)\]: \([0-9]*\)$/\2  work \1/p' "$raw" | sort -nr | sed -n 1,8p |
 		awk '{ printf "%12d  %s\n", $1, substr($0, index($0, $2)) }'
 	[ -z "${PROFILE_FUNCS:-}" ] || {
