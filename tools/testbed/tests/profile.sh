@@ -28,11 +28,16 @@ profile:hz:499 {
 tracepoint:workqueue:workqueue_execute_start { @w[ksym(args->function)] = count(); }
 kprobe:vp_notify { @e["virtio kicks (vp_notify)"] = count(); }
 tracepoint:sched:sched_switch { @e["task switches"] = count(); }
-tracepoint:irq:softirq_entry { @e["softirqs"] = count(); }
-tracepoint:irq:softirq_entry /args->vec == 3 && strncmp(comm, "ksoftirqd", 9) == 0/ { @e["NET_RX softirqs in ksoftirqd"] = count(); }
-tracepoint:irq:softirq_entry /args->vec == 3 && strncmp(comm, "ksoftirqd", 9) != 0/ { @e["NET_RX softirqs elsewhere"] = count(); }
+tracepoint:irq:softirq_entry {
+	@e["softirqs"] = count();
+	if (args->vec == 3) {	/* NET_RX_SOFTIRQ */
+		if (strncmp(comm, "ksoftirqd", 9) == 0) { @e["NET_RX softirqs in ksoftirqd"] = count(); }
+		else { @e["NET_RX softirqs elsewhere"] = count(); }
+	}
+}
 tracepoint:sched:sched_wakeup /strncmp(args->comm, "ksoftirqd", 9) == 0/ { @kw[args->pid] = nsecs; }
-tracepoint:sched:sched_switch /@kw[args->next_pid]/ { @a["ksoftirqd wakeup to running, mean ns"] = avg(nsecs - @kw[args->next_pid]); @e["ksoftirqd wakeups"] = count(); delete(@kw[args->next_pid]); }'
+tracepoint:sched:sched_switch /@kw[args->next_pid]/ { @a["ksoftirqd wakeup to running, mean ns"] = avg(nsecs - @kw[args->next_pid]); @e["ksoftirqd wakeups"] = count(); delete(@kw[args->next_pid]); }
+END { clear(@kw); }'
 n=0
 for f in ${PROFILE_FUNCS:-}; do
 	n=$((n + 1))
