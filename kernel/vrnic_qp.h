@@ -259,9 +259,14 @@ struct vrnic_qp {
  * window behind each loss.  A READ request counts for all its response
  * packets, which is why READs go out in chunks.  After a retransmit
  * timeout the window starts again at one PSN and doubles with each
- * acknowledgment that makes progress (vrnic_comp.c).
+ * acknowledgment that makes progress, up to a ceiling that each loss
+ * halves, to no less than VRNIC_WINDOW_FLOOR, and each such
+ * acknowledgment raises by one (vrnic_comp.c).  128, as rxe's
+ * RXE_MAX_UNACKED_PSNS.
  */
-#define VRNIC_MAX_INFLIGHT	64
+#define VRNIC_MAX_INFLIGHT	128
+/* The least a loss brings the window's ceiling down to (vrnic_comp_loss()). */
+#define VRNIC_WINDOW_FLOOR	64
 /*
  * Response packets of a QP's READs in flight, within a larger window
  * (max_inflight).  A WRITE's packets leave as ACKs return, half a window

@@ -81,6 +81,7 @@ void vrnic_comp_start(struct vrnic_qp *qp)
 {
 	qp->comp.una = qp->attr.sq_psn;
 	qp->comp.window = vrnic_comp_max_window();
+	qp->comp.ceiling = qp->comp.window;
 	qp->comp.retry = qp->attr.retry_cnt;
 	qp->comp.rnr_retry = qp->attr.rnr_retry;
 	qp->comp.heard = false;
@@ -270,6 +271,46 @@ static void vrnic_comp_set_una(struct vrnic_qp *qp, u32 psn)
 		qp->comp.una = psn;
 }
 
+/**
+ * vrnic_window_ceiling_lost - the window's ceiling after a loss
+ * @ceiling:	the ceiling before it
+ * @max_window:	max_inflight
+ *
+ * Half of it, to no less than VRNIC_WINDOW_FLOOR (or max_inflight, if
+ * that is less).  go-back-N sends again everything behind a loss, so a
+ * link that loses (netem's loss2d1, the UDP socket link overrunning a
+ * guest's ring in a burst) does best with the smaller window, and one
+ * that does not with the larger.
+ */
+u32 vrnic_window_ceiling_lost(u32 ceiling, u32 max_window)
+{
+	return max(min(ceiling, max_window) / 2,
+		   min_t(u32, VRNIC_WINDOW_FLOOR, max_window));
+}
+
+/**
+ * vrnic_window_ceiling_grown - the ceiling after an acknowledgment that
+ *	made progress
+ * @ceiling:	the ceiling before it
+ * @max_window:	max_inflight
+ *
+ * One PSN more, up to max_inflight, as TCP's congestion avoidance
+ * (RFC 5681, 3.1): slowly enough that a link losing a packet every few
+ * windows keeps it near the floor.
+ */
+u32 vrnic_window_ceiling_grown(u32 ceiling, u32 max_window)
+{
+	return ceiling < max_window ? ceiling + 1 : max_window;
+}
+
+/* A loss, the first of a resend: the window's ceiling comes down. */
+static void vrnic_comp_loss(struct vrnic_qp *qp)
+{
+	qp->comp.ceiling = vrnic_window_ceiling_lost(qp->comp.ceiling,
+						     vrnic_comp_max_window());
+	qp->comp.window = min(qp->comp.window, qp->comp.ceiling);
+}
+
 /*
  * Go back to the WQE holding @psn and send again from there (IBA 9.7.5.2).
  * A READ resumes at its first response missing: the responder answers a
@@ -289,6 +330,8 @@ static void vrnic_comp_rewind(struct vrnic_qp *qp, u32 psn,
 	if (!vrnic_comp_behind(qp)) {
 		qp->comp.resent_end = qp->req.psn;
 		qp->comp.resent_wqe = vrnic_comp_req_end(qp);
+		if (why != VRNIC_RETX_RNR_NAK)
+			vrnic_comp_loss(qp);
 	}
 	qp->comp.resending = true;
 	qp->comp.rtt_on = false;
@@ -643,6 +686,7 @@ static void vrnic_comp_undo(struct vrnic_qp *qp)
 	if (!vrnic_psn_after(qp->comp.una, qp->comp.undo_high))
 		return;
 	qp->comp.window = max(qp->comp.window, qp->comp.undo_window);
+	qp->comp.ceiling = max(qp->comp.ceiling, qp->comp.undo_ceiling);
 	qp->comp.undo_window = 0;
 	vrnic_count(to_vdev(qp->ibqp.device), VRNIC_CNT_RETRANS_UNDONE);
 }
@@ -698,8 +742,9 @@ static void vrnic_comp_progress(struct vrnic_qp *qp, u8 syndrome,
 		vrnic_comp_rtt_sample(qp);
 	if (!progress)
 		return;
-	qp->comp.window = min_t(u32, 2 * qp->comp.window,
-				vrnic_comp_max_window());
+	qp->comp.ceiling = vrnic_window_ceiling_grown(qp->comp.ceiling,
+						      vrnic_comp_max_window());
+	qp->comp.window = min(2 * qp->comp.window, qp->comp.ceiling);
 	qp->comp.retry = qp->attr.retry_cnt;
 	qp->comp.nak_spent = false;
 	qp->comp.deferred = 0;
@@ -800,6 +845,7 @@ static void vrnic_comp_undo_mark(struct vrnic_qp *qp)
 	if (vrnic_comp_behind(qp))
 		return;
 	qp->comp.undo_window = qp->comp.window;
+	qp->comp.undo_ceiling = qp->comp.ceiling;
 	qp->comp.undo_high = qp->comp.una;
 }
 

@@ -45,6 +45,13 @@ struct vrnic_comp_state {
 	 */
 	u32		undo_window;
 	u32		undo_high;
+	u32		undo_ceiling;
+	/*
+	 * What @window may grow to: max_inflight, halved by each loss down
+	 * to VRNIC_WINDOW_FLOOR and grown back a PSN per acknowledgment that
+	 * makes progress (vrnic_window_ceiling_lost(), _grown()).
+	 */
+	u32		ceiling;
 };
 
 struct vrnic_qp;
@@ -64,5 +71,7 @@ void vrnic_comp_start(struct vrnic_qp *qp);
 u64 vrnic_comp_rto_us(u8 timeout, bool adaptive, u32 srtt_us, u32 rttvar_us,
 		      u32 early);
 void vrnic_rtt_update(u32 *srtt_us, u32 *rttvar_us, u64 sample_us);
+u32 vrnic_window_ceiling_lost(u32 ceiling, u32 max_window);
+u32 vrnic_window_ceiling_grown(u32 ceiling, u32 max_window);
 
 #endif /* VRNIC_COMP_H */

@@ -740,8 +740,9 @@ static enum vrnic_req_step vrnic_req_data(struct vrnic_qp *qp, u32 index,
 	u32 nth = qp->req.offset / qp->mtu + 1;	/* of the message */
 	/*
 	 * An ACK twice per window within a long message: one opens half of
-	 * the window while the other half is on the wire (every 32 packets
-	 * at the default window of 64).  Every 16, the responder sent four
+	 * the window while the other half is on the wire (every 64 packets
+	 * at the default window of 128, every 32 at the floor of 64 a loss
+	 * brings it down to).  Every 16, the responder sent four
 	 * ACKs per 64 KiB WRITE where rxe sends one, and the early expiries
 	 * they delayed resent thousands of packets a run on a clean link.
 	 * And an ACK for the packet that fills the window

@@ -33,10 +33,11 @@
 
 /*
  * At most this many PSNs are acknowledged by one coalesced ACK: as many
- * as the requester sends between two ACK requests at the default window
- * (vrnic_req_data()).
+ * as the requester sends between two ACK requests at the window's floor
+ * (vrnic_req_data(): twice a window), so that each ACK request in a long
+ * batch is answered as it is taken, at any window from the floor up.
  */
-#define VRNIC_ACK_COALESCE	(VRNIC_MAX_INFLIGHT / 2)
+#define VRNIC_ACK_COALESCE	(VRNIC_WINDOW_FLOOR / 2)
 
 /* What executing a request asks the responder to answer. */
 enum vrnic_resp_verdict {

@@ -263,6 +263,37 @@ static void vrnic_qp_rtt_estimate(struct kunit *test)
 }
 
 /*
+ * The send window's ceiling: a loss halves it to no less than the floor
+ * (64, or max_inflight below that); progress raises it a PSN at a time,
+ * never past max_inflight, even when max_inflight was lowered meanwhile.
+ */
+static void vrnic_qp_window_ceiling(struct kunit *test)
+{
+	u32 c = 128;
+	int i;
+
+	KUNIT_EXPECT_EQ(test, vrnic_window_ceiling_lost(128, 128), 64U);
+	KUNIT_EXPECT_EQ(test, vrnic_window_ceiling_lost(64, 128), 64U);
+	KUNIT_EXPECT_EQ(test, vrnic_window_ceiling_lost(1024, 1024), 512U);
+	KUNIT_EXPECT_EQ(test, vrnic_window_ceiling_lost(100, 1024), 64U);
+	/* A window set below the floor stays where it was set. */
+	KUNIT_EXPECT_EQ(test, vrnic_window_ceiling_lost(16, 16), 16U);
+	KUNIT_EXPECT_EQ(test, vrnic_window_ceiling_lost(1, 1), 1U);
+	/* max_inflight lowered under a ceiling: the new one counts. */
+	KUNIT_EXPECT_EQ(test, vrnic_window_ceiling_lost(1024, 32), 32U);
+	KUNIT_EXPECT_EQ(test, vrnic_window_ceiling_grown(1024, 32), 32U);
+	KUNIT_EXPECT_EQ(test, vrnic_window_ceiling_grown(64, 128), 65U);
+	KUNIT_EXPECT_EQ(test, vrnic_window_ceiling_grown(128, 128), 128U);
+	/* From a loss back to the top: one acknowledgment per PSN. */
+	c = vrnic_window_ceiling_lost(c, 128);
+	for (i = 0; i < 63; i++)
+		c = vrnic_window_ceiling_grown(c, 128);
+	KUNIT_EXPECT_EQ(test, c, 127U);
+	c = vrnic_window_ceiling_grown(c, 128);
+	KUNIT_EXPECT_EQ(test, c, 128U);
+}
+
+/*
  * A duplicate READ is read again only as a resend of a recorded READ:
  * 64 KiB at 0x10000 under rkey 0x1234, PSNs 0xfffff8..0x000007 at a
  * 4096-byte MTU (16 responses, the PSN space wrapping in between).
@@ -389,6 +420,7 @@ static struct kunit_case vrnic_qp_cases[] = {
 	KUNIT_CASE(vrnic_qp_state_names),
 	KUNIT_CASE(vrnic_qp_rto),
 	KUNIT_CASE(vrnic_qp_rtt_estimate),
+	KUNIT_CASE(vrnic_qp_window_ceiling),
 	KUNIT_CASE(vrnic_qp_replay_read_match),
 	KUNIT_CASE(vrnic_qp_lookup_outlives_destroy),
 	{}

@@ -232,10 +232,10 @@ again() {
 # The premise of counting a requester's resends on the responder, where
 # the requester's device also sends ACKs (vrnic-traffic: it ACKs the
 # credits): every packet sent arrived, and none was dropped before the
-# engines took it.  With vrnic-traffic's one QP that is so: at most 64
+# engines took it.  With vrnic-traffic's one QP that is so: at most 128
 # packets in flight (VRNIC_MAX_INFLIGHT) and a few ACKs and credits, where
 # veth's queues hold hundreds (256 in its NAPI ring, netdev_max_backlog
-# 1000); 8 QPs' 512 can overflow them (the debug kernel lost packets in ib_write_bw), which is
+# 1000); 8 QPs' 1024 can overflow them (the debug kernel lost packets in ib_write_bw), which is
 # why ib_write_bw's gathers are counted on the sender (expect_perf).  A
 # packet arriving after its QP went away at the end of a run is an ACK
 # (every request was answered before either side ended): rx_drop_no_qp

@@ -9,12 +9,12 @@ tb_check "module/$k/listed" grep -q '^rdma_vrnic ' /proc/modules
 # max_inflight (the send window) takes 1 to 1024 and refuses the rest,
 # keeping its value.
 p=/sys/module/rdma_vrnic/parameters/max_inflight
-tb_check "module/$k/max-inflight-default" test "$(cat $p)" = 64
-tb_check "module/$k/max-inflight-set" bash -c "echo 128 >$p && test \$(cat $p) = 128"
+tb_check "module/$k/max-inflight-default" test "$(cat $p)" = 128
+tb_check "module/$k/max-inflight-set" bash -c "echo 64 >$p && test \$(cat $p) = 64"
 for bad in 0 1025 -1 x; do
-	tb_check "module/$k/max-inflight-refuses-$bad" bash -c "! echo $bad 2>/dev/null >$p && test \$(cat $p) = 128"
+	tb_check "module/$k/max-inflight-refuses-$bad" bash -c "! echo $bad 2>/dev/null >$p && test \$(cat $p) = 64"
 done
-echo 64 >$p
+echo 128 >$p
 
 port_state() { rdma link show vrnic0/1 | sed -n 's/.* state \([A-Z]*\) .*/\1/p'; }
 wait_state() {
