@@ -141,6 +141,17 @@ void vrnic_comp_arm(struct vrnic_qp *qp)
 }
 
 /*
+ * The retransmit timer runs, or it ran out and the QP's work has not yet
+ * taken the expiry (vrnic_qp_timer() set timed_out).  Either way a send
+ * must not start it again: that would move the wait for the oldest PSN
+ * past the expiry, and the expiry, taken after it, would look stale.
+ */
+bool vrnic_comp_timer_armed(const struct vrnic_qp *qp)
+{
+	return timer_pending(&qp->timer) || READ_ONCE(qp->timed_out);
+}
+
+/*
  * The requester sent the packet of @psn (req.psn is one past its PSNs).
  * Time it if none is being timed and it is no resend (Karn's rule: a
  * resent PSN's response may answer either copy).
@@ -910,6 +921,16 @@ void vrnic_comp_timeout(struct vrnic_qp *qp)
 	vrnic_engines_assert_held(qp);
 
 	if (qp->ibqp.qp_type != IB_QPT_RC)
+		return;
+	/*
+	 * Stale: the timer fired while a response waited in the QP's queue,
+	 * and that response, taken first, acknowledged the PSN being waited
+	 * for and started the next wait.  Taken as an expiry, it resent a
+	 * window that was only being acknowledged (a 4-QP WRITE on the tap
+	 * link: early expiries 12-153 us after a 39-63 ms timer was
+	 * armed).
+	 */
+	if (timer_pending(&qp->timer))
 		return;
 	if (time_before(jiffies, qp->comp.rnr_until)) {
 		vrnic_comp_arm(qp);	/* still waiting out an RNR NAK */

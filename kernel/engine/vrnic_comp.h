@@ -60,6 +60,7 @@ void vrnic_comp_rx(struct vrnic_qp *qp, struct sk_buff *skb);
 void vrnic_comp_timeout(struct vrnic_qp *qp);
 void vrnic_comp_retire(struct vrnic_qp *qp);
 void vrnic_comp_arm(struct vrnic_qp *qp);
+bool vrnic_comp_timer_armed(const struct vrnic_qp *qp);
 void vrnic_comp_sent(struct vrnic_qp *qp, u32 psn);
 void vrnic_comp_reset(struct vrnic_qp *qp);
 void vrnic_comp_start(struct vrnic_qp *qp);

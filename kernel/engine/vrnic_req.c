@@ -580,7 +580,7 @@ static bool vrnic_req_rc_may_send(struct vrnic_qp *qp,
 		return false;
 	if (time_before(jiffies, qp->comp.rnr_until)) {
 		/* Waiting out an RNR NAK: the timer wakes us. */
-		if (!timer_pending(&qp->timer))
+		if (!vrnic_comp_timer_armed(qp))
 			vrnic_comp_arm(qp);
 		return false;
 	}
@@ -835,7 +835,7 @@ static enum vrnic_req_step vrnic_req_packet(struct vrnic_qp *qp, u32 index,
 		vrnic_pkt_send(qp, skb, av, dst_qpn);
 		if (qp->ibqp.qp_type == IB_QPT_RC) {
 			vrnic_comp_sent(qp, psn);
-			if (!timer_pending(&qp->timer))
+			if (!vrnic_comp_timer_armed(qp))
 				vrnic_comp_arm(qp);
 		}
 	}

@@ -415,12 +415,60 @@ static void vrnic_qp_lookup_outlives_destroy(struct kunit *test)
 	rcu_barrier();
 }
 
+/*
+ * The retransmit timer fired while a response waited in the QP's queue;
+ * the QP's work took the response first, which restarted the timer, and
+ * then the expiry.  That expiry is stale and must change nothing.  Taken
+ * as one, it resent a window that was being acknowledged (a 4-QP WRITE
+ * on the tap link, a few times a round).  Seen here through the RNR
+ * branch: a stale expiry during an RNR wait moved the pending timer.
+ * And a send must not restart a timer that fired until its expiry has
+ * been taken.
+ */
+static void vrnic_qp_test_timer_fn(struct timer_list *t)
+{
+}
+
+static void vrnic_qp_timer_stale(struct kunit *test)
+{
+	struct vrnic_qp *qp = kunit_kzalloc(test, sizeof(*qp), GFP_KERNEL);
+	unsigned long far;
+
+	KUNIT_ASSERT_NOT_NULL(test, qp);
+	qp->ibqp.qp_type = IB_QPT_RC;
+	set_bit(VRNIC_QP_RUNNING, &qp->engine);
+	timer_setup(&qp->timer, vrnic_qp_test_timer_fn, 0);
+
+	KUNIT_EXPECT_FALSE(test, vrnic_comp_timer_armed(qp));
+	/* Fired, its expiry not yet taken: still armed for the requester. */
+	WRITE_ONCE(qp->timed_out, true);
+	KUNIT_EXPECT_TRUE(test, vrnic_comp_timer_armed(qp));
+	WRITE_ONCE(qp->timed_out, false);
+
+	/* Restarted by a response: the expiry taken now is stale. */
+	far = jiffies + 100 * HZ;
+	mod_timer(&qp->timer, far);
+	KUNIT_EXPECT_TRUE(test, vrnic_comp_timer_armed(qp));
+	qp->comp.rnr_until = jiffies + 50 * HZ;
+	vrnic_comp_timeout(qp);
+	KUNIT_EXPECT_EQ(test, qp->timer.expires, far);
+	KUNIT_EXPECT_FALSE(test, qp->comp.rnr_wait);
+
+	/* Not restarted: the expiry is taken, and the RNR wait re-arms. */
+	del_timer_sync(&qp->timer);
+	vrnic_comp_timeout(qp);
+	KUNIT_EXPECT_TRUE(test, qp->comp.rnr_wait);
+	KUNIT_EXPECT_EQ(test, qp->timer.expires, qp->comp.rnr_until + 1);
+	del_timer_sync(&qp->timer);
+}
+
 static struct kunit_case vrnic_qp_cases[] = {
 	KUNIT_CASE_PARAM(vrnic_qp_modify_table, qp_gen_params),
 	KUNIT_CASE(vrnic_qp_state_names),
 	KUNIT_CASE(vrnic_qp_rto),
 	KUNIT_CASE(vrnic_qp_rtt_estimate),
 	KUNIT_CASE(vrnic_qp_window_ceiling),
+	KUNIT_CASE(vrnic_qp_timer_stale),
 	KUNIT_CASE(vrnic_qp_replay_read_match),
 	KUNIT_CASE(vrnic_qp_lookup_outlives_destroy),
 	{}
