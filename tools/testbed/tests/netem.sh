@@ -18,18 +18,23 @@
 #               retry-exceeded run is reported, not failed.
 #
 # The delaystep case (one guest; SEND, WRITE and READ) loses nothing: the
-# link's delay steps from none to 20 ms each way during the run, once the
+# link's delay steps from none to 100 ms each way during the run, once the
 # client's device has sent and received NETEM_STEP_PKTS packets (1024);
-# each op moves NETEM_STEP_BYTES (8M), most of it after the step.  The RTT
-# the QP measured before is then far below the new one, and the adaptive
-# timer expires early: the expiries must stop (the backoff holds until a
-# sample), and a SEND's or WRITE's resend must be undone as spurious
-# (retransmits_undone).  The step waits for the estimate to settle: the
-# first RTT sample carries the QP's start (19 ms against 4-5 ms after it,
-# in a traced run) and sets the timer at three times itself, some 57 ms,
-# which takes a dozen samples to fall below the step's 40 ms.  At 128
-# packets, with the send window at 128, the step came before that, and
-# the SEND's run in make check had no early expiry to undo.
+# each op moves NETEM_STEP_BYTES (4M), most of it after the step, on QPs
+# whose own timeout is 0.5 s (qp_timeout).  The RTT the QP measured
+# before is then far below the new one, and the adaptive timer expires
+# early: the expiries must stop (the backoff holds until a sample), and a
+# SEND's or WRITE's resend must be undone as spurious (retransmits_undone).
+# Why these numbers (each failed the case in some runs before):
+# - the step waits for the estimate to settle: the first RTT sample
+#   carries the QP's start (19 ms against 4-5 ms after it, traced) and
+#   arms the timer at three times itself, some 57 ms; at 128 packets,
+#   with the send window at 128, the step came before it had fallen;
+# - 20 ms each way was within reach of an estimate that a busy host had
+#   raised (steered, an op had no early expiry in 2 runs of 4; at 50 ms
+#   in 1 of 3 with a host CPU kept busy), and at the default timeout (14:
+#   65 ms) any step past 30 ms would expire the QP's own timeout instead;
+# - RPS steers both links' packets to CPU 0 during the case (steer_rx).
 #
 # Knobs: NETEM_BYTES per op and case (default 8M, 1M in the debug kernel;
 # 1G for the full run),
@@ -99,7 +104,7 @@ netem_args() {
 
 hosts=${VRNIC_HOSTS:-1}
 step_pkts=${NETEM_STEP_PKTS:-1024}
-step_bytes=${NETEM_STEP_BYTES:-8M}
+step_bytes=${NETEM_STEP_BYTES:-4M}
 # delaystep steps the delay of both directions, from one guest.
 if [ "$hosts" -gt 1 ]; then
 	[ -z "${NETEM_CASES:-}" ] && cases=${cases% delaystep}
@@ -230,8 +235,23 @@ netem_set() { # CASE
 	return 0
 }
 
+# steer_rx MASK: RPS on each link's receive queue (0: off).  The delaystep
+# case's premise is a link that loses and reorders nothing, and a qdisc
+# that releases packets from whichever CPU runs it breaks it: each CPU
+# puts what it releases on its own backlog, and the two backlogs race.
+# With 2 vCPUs that reordered a QP's requests at the step in 8 runs of 8
+# (2 to 18 sequence NAKs a run), and a NAK between an early expiry and
+# the ACK that would prove it spurious cancels its undo, as it should.
+# Steered to CPU 0, the packets keep the order the qdisc released them.
+steer_rx() {
+	local l
+	for l in $(links); do
+		in_side "${l%%:*}" sh -c "echo $1 >/sys/class/net/${l#*:}/queues/rx-0/rps_cpus"
+	done
+}
+
 # step_delay FLAG: once the client's device has sent and received
-# $step_pkts packets, 20 ms of delay on both directions (netem, nothing
+# $step_pkts packets, 100 ms of delay on both directions (netem, nothing
 # lost or reordered); FLAG records when it came.  In the background of a
 # delaystep run, which kills it if the run ends first.  A tc started
 # now, for each link, reads its command from a FIFO: at 40 MB/s the
@@ -257,7 +277,7 @@ step_delay() {
 		:
 	done
 	for l in "${fds[@]}"; do
-		echo "qdisc change dev ${l#*:} root netem delay 20ms" >&"${l%%:*}"
+		echo "qdisc change dev ${l#*:} root netem delay 100ms" >&"${l%%:*}"
 		eval "exec ${l%%:*}>&-"
 	done
 	echo "after $((s + r - base)) packets" >"$1"
@@ -266,9 +286,14 @@ step_delay() {
 }
 
 # run_server CASE OP / run_client CASE OP: one side of one run.
+# The delaystep case's QPs wait 0.5 s for an ACK (timeout 17), well past
+# the step's RTT; with the default (14: 65 ms) a step past 30 ms each way
+# would expire the QP's own timeout at every wait.
+qp_timeout() { [ "$1" = delaystep ] && echo 17 || echo 14; }
 run_server() {
 	in_side server timeout $((deadline + 90)) "$traffic" -d "$sdev" -x "$sgid" \
-		-p "$port" --deadline "$deadline" -j >"$work/$1-$2.server.json" 2>"$work/$1-$2.server.err"
+		-p "$port" --deadline "$deadline" --timeout "$(qp_timeout "$1")" -j \
+		>"$work/$1-$2.server.json" 2>"$work/$1-$2.server.err"
 }
 run_client() {
 	local b=$bytes
@@ -276,7 +301,7 @@ run_client() {
 	[ "$1" = delaystep ] && b=$step_bytes
 	in_side client timeout $((deadline + 90)) "$traffic" -d "$cdev" -x "$cgid" \
 		-p "$port" --deadline "$deadline" -o "$2" -b "$b" -s "$size" -q "$depth" \
-		--allow-retry-exceeded -j "$server_ip" \
+		--timeout "$(qp_timeout "$1")" --allow-retry-exceeded -j "$server_ip" \
 		>"$work/$1-$2.client.json" 2>"$work/$1-$2.client.err"
 }
 wait_listen() {
@@ -441,6 +466,7 @@ one() {
 		local pid=$! spid=
 		wait_listen || true
 		if [ "$c" = delaystep ]; then
+			steer_rx 1
 			netem_set delaystep
 			rm -f "$work/$t.stepped"
 			step_delay "$work/$t.stepped" &
@@ -455,6 +481,7 @@ one() {
 			kill "$spid" 2>/dev/null || true
 			wait "$spid" 2>/dev/null || true
 			sed 's/^/    delay stepped /' "$work/$t.stepped" 2>/dev/null || true
+			steer_rx 0
 		fi
 		snap server "$work/$t.server.after"
 		snap client "$work/$t.client.after"
