@@ -271,11 +271,17 @@ struct vrnic_qp {
  * Response packets of a QP's READs in flight, within a larger window
  * (max_inflight).  A WRITE's packets leave as ACKs return, half a window
  * at a time; a READ's responses leave the responder back to back, every
- * READ outstanding at once, and past about 64 the burst overran the
- * receiving guest's ring on the UDP socket link (tools/bench.sh,
- * 2026-12-07: 64 KiB READ 19.7 MB/s with 128 in flight, 40.1 with 64).
+ * READ outstanding at once.  On the tap link 128 in flight kept the
+ * 2-vCPU READ near rxe's (tools/bench.sh, 2026-12-07: 11.28 MB/s against
+ * 9.06 with 64, rxe 12.36), but on the UDP socket link such a burst
+ * overran the receiving guest's ring (181 retransmits a round; an earlier
+ * run: 19.7 MB/s with 128, 40.1 with 64).  So a QP starts at 128, and the
+ * first loss halves it for good, to no less than 64 (the QP's
+ * comp.read_ceiling, vrnic_read_ceiling_lost()): a ring a burst overran
+ * once is overrun again, and 64 was never seen to overrun one.
  */
-#define VRNIC_READ_INFLIGHT	64
+#define VRNIC_READ_INFLIGHT	128
+#define VRNIC_READ_INFLIGHT_FLOOR	64
 /* The most the max_inflight parameter allows: a quarter of a QP's receive bound. */
 #define VRNIC_MAX_INFLIGHT_LIMIT	1024
 

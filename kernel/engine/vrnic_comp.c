@@ -82,6 +82,7 @@ void vrnic_comp_start(struct vrnic_qp *qp)
 	qp->comp.una = qp->attr.sq_psn;
 	qp->comp.window = vrnic_comp_max_window();
 	qp->comp.ceiling = qp->comp.window;
+	qp->comp.read_ceiling = VRNIC_READ_INFLIGHT;
 	qp->comp.retry = qp->attr.retry_cnt;
 	qp->comp.rnr_retry = qp->attr.rnr_retry;
 	qp->comp.heard = false;
@@ -314,11 +315,28 @@ u32 vrnic_window_ceiling_grown(u32 ceiling, u32 max_window)
 	return ceiling < max_window ? ceiling + 1 : max_window;
 }
 
-/* A loss, the first of a resend: the window's ceiling comes down. */
+/**
+ * vrnic_read_ceiling_lost - what READs may keep in flight after a loss
+ * @read_ceiling:	what they might before it
+ *
+ * Half, to no less than VRNIC_READ_INFLIGHT_FLOOR, and it does not grow
+ * back: a link whose receiver a burst of READ responses overran once
+ * (the UDP socket link at 128) loses again at the same size, while 64
+ * was never seen to overrun one (see VRNIC_READ_INFLIGHT).
+ *
+ * Return: the new ceiling.
+ */
+u32 vrnic_read_ceiling_lost(u32 read_ceiling)
+{
+	return max_t(u32, read_ceiling / 2, VRNIC_READ_INFLIGHT_FLOOR);
+}
+
+/* A loss, the first of a resend: the window's ceilings come down. */
 static void vrnic_comp_loss(struct vrnic_qp *qp)
 {
 	qp->comp.ceiling = vrnic_window_ceiling_lost(qp->comp.ceiling,
 						     vrnic_comp_max_window());
+	qp->comp.read_ceiling = vrnic_read_ceiling_lost(qp->comp.read_ceiling);
 	qp->comp.window = min(qp->comp.window, qp->comp.ceiling);
 }
 
@@ -698,6 +716,8 @@ static void vrnic_comp_undo(struct vrnic_qp *qp)
 		return;
 	qp->comp.window = max(qp->comp.window, qp->comp.undo_window);
 	qp->comp.ceiling = max(qp->comp.ceiling, qp->comp.undo_ceiling);
+	qp->comp.read_ceiling = max(qp->comp.read_ceiling,
+				    qp->comp.undo_read_ceiling);
 	qp->comp.undo_window = 0;
 	vrnic_count(to_vdev(qp->ibqp.device), VRNIC_CNT_RETRANS_UNDONE);
 }
@@ -857,6 +877,7 @@ static void vrnic_comp_undo_mark(struct vrnic_qp *qp)
 		return;
 	qp->comp.undo_window = qp->comp.window;
 	qp->comp.undo_ceiling = qp->comp.ceiling;
+	qp->comp.undo_read_ceiling = qp->comp.read_ceiling;
 	qp->comp.undo_high = qp->comp.una;
 }
 

@@ -46,12 +46,19 @@ struct vrnic_comp_state {
 	u32		undo_window;
 	u32		undo_high;
 	u32		undo_ceiling;
+	u32		undo_read_ceiling;
 	/*
 	 * What @window may grow to: max_inflight, halved by each loss down
 	 * to VRNIC_WINDOW_FLOOR and grown back a PSN per acknowledgment that
 	 * makes progress (vrnic_window_ceiling_lost(), _grown()).
 	 */
 	u32		ceiling;
+	/*
+	 * What a READ's responses may take of @window: VRNIC_READ_INFLIGHT,
+	 * halved by each loss down to VRNIC_READ_INFLIGHT_FLOOR, and not
+	 * grown back (vrnic_read_ceiling_lost()).
+	 */
+	u32		read_ceiling;
 };
 
 struct vrnic_qp;
@@ -74,5 +81,6 @@ u64 vrnic_comp_rto_us(u8 timeout, bool adaptive, u32 srtt_us, u32 rttvar_us,
 void vrnic_rtt_update(u32 *srtt_us, u32 *rttvar_us, u64 sample_us);
 u32 vrnic_window_ceiling_lost(u32 ceiling, u32 max_window);
 u32 vrnic_window_ceiling_grown(u32 ceiling, u32 max_window);
+u32 vrnic_read_ceiling_lost(u32 read_ceiling);
 
 #endif /* VRNIC_COMP_H */

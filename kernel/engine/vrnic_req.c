@@ -572,7 +572,7 @@ static bool vrnic_req_rc_may_send(struct vrnic_qp *qp,
 
 	if (w->opcode == IB_WR_RDMA_READ) {
 		last = vrnic_psn_add(psn, vrnic_req_read_pkts(qp, w) - 1);
-		window = min_t(u32, window, VRNIC_READ_INFLIGHT);
+		window = min(window, qp->comp.read_ceiling);
 	}
 	if (!vrnic_req_in_window(qp, last, window))
 		return false;

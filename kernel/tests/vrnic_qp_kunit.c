@@ -294,6 +294,23 @@ static void vrnic_qp_window_ceiling(struct kunit *test)
 }
 
 /*
+ * What READs keep in flight: a QP starts at 128 response packets, the
+ * first loss halves that, and no later loss takes it below 64 (the most
+ * seen not to overrun a receiving guest's ring on the UDP socket link).
+ */
+static void vrnic_qp_read_ceiling(struct kunit *test)
+{
+	struct vrnic_qp *qp = kunit_kzalloc(test, sizeof(*qp), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, qp);
+	vrnic_comp_start(qp);
+	KUNIT_EXPECT_EQ(test, qp->comp.read_ceiling, 128U);
+	KUNIT_EXPECT_EQ(test, vrnic_read_ceiling_lost(128), 64U);
+	KUNIT_EXPECT_EQ(test, vrnic_read_ceiling_lost(64), 64U);
+	KUNIT_EXPECT_EQ(test, vrnic_read_ceiling_lost(100), 64U);
+}
+
+/*
  * A duplicate READ is read again only as a resend of a recorded READ:
  * 64 KiB at 0x10000 under rkey 0x1234, PSNs 0xfffff8..0x000007 at a
  * 4096-byte MTU (16 responses, the PSN space wrapping in between).
@@ -468,6 +485,7 @@ static struct kunit_case vrnic_qp_cases[] = {
 	KUNIT_CASE(vrnic_qp_rto),
 	KUNIT_CASE(vrnic_qp_rtt_estimate),
 	KUNIT_CASE(vrnic_qp_window_ceiling),
+	KUNIT_CASE(vrnic_qp_read_ceiling),
 	KUNIT_CASE(vrnic_qp_timer_stale),
 	KUNIT_CASE(vrnic_qp_replay_read_match),
 	KUNIT_CASE(vrnic_qp_lookup_outlives_destroy),
