@@ -289,19 +289,26 @@ step_delay() {
 # The delaystep case's QPs wait 0.5 s for an ACK (timeout 17), well past
 # the step's RTT; with the default (14: 65 ms) a step past 30 ms each way
 # would expire the QP's own timeout at every wait.
-qp_timeout() { [ "$1" = delaystep ] && echo 17 || echo 14; }
+# qp_timeout CASE sets qp_args: --timeout 17 (0.5 s) for delaystep, and
+# nothing (vrnic-traffic's own default) for every other case.
+qp_timeout() {
+	qp_args=()
+	if [ "$1" = delaystep ]; then qp_args=(--timeout 17); fi
+}
 run_server() {
+	qp_timeout "$1"
 	in_side server timeout $((deadline + 90)) "$traffic" -d "$sdev" -x "$sgid" \
-		-p "$port" --deadline "$deadline" --timeout "$(qp_timeout "$1")" -j \
+		-p "$port" --deadline "$deadline" "${qp_args[@]}" -j \
 		>"$work/$1-$2.server.json" 2>"$work/$1-$2.server.err"
 }
 run_client() {
 	local b=$bytes
 	[ "$2" = atomic ] && b=$atomic_bytes
 	[ "$1" = delaystep ] && b=$step_bytes
+	qp_timeout "$1"
 	in_side client timeout $((deadline + 90)) "$traffic" -d "$cdev" -x "$cgid" \
 		-p "$port" --deadline "$deadline" -o "$2" -b "$b" -s "$size" -q "$depth" \
-		--timeout "$(qp_timeout "$1")" --allow-retry-exceeded -j "$server_ip" \
+		"${qp_args[@]}" --allow-retry-exceeded -j "$server_ip" \
 		>"$work/$1-$2.client.json" 2>"$work/$1-$2.client.err"
 }
 wait_listen() {
